@@ -1,0 +1,72 @@
+#pragma once
+// Error hierarchy of Tessera. Every user-facing failure (bad files, bad shapes,
+// bad coordinates, index overflow, missing backends, CUDA failures) is reported
+// by throwing one of these; library code never aborts.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace tessera {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A file could not be opened, read or written.
+class IoError : public Error {
+ public:
+  using Error::Error;
+};
+
+// The contents of a file are malformed. The message starts with "file:line: ".
+class ParseError : public Error {
+ public:
+  ParseError(const std::string& file, std::int64_t line, const std::string& what)
+      : Error(file + ":" + std::to_string(line) + ": " + what), file_(file), line_(line) {}
+  const std::string& file() const noexcept { return file_; }
+  std::int64_t line() const noexcept { return line_; }
+
+ private:
+  std::string file_;
+  std::int64_t line_;
+};
+
+// Operand shapes do not agree (or a shape is invalid, e.g. negative).
+class ShapeError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A coordinate is out of range, or coordinates violate an ordering contract.
+class IndexError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A size or coordinate does not fit the encoding's index type.
+class OverflowError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Stored data does not satisfy its encoding's contract (e.g. a broken pos array,
+// a block that is not N:M).
+class FormatError : public Error {
+ public:
+  using Error::Error;
+};
+
+// The requested backend or algorithm was not compiled into this build.
+class NotCompiled : public Error {
+ public:
+  using Error::Error;
+};
+
+// A CUDA runtime or library call failed.
+class CudaError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace tessera

@@ -1,0 +1,576 @@
+// Matrix Market reader/writer. The file is read into memory once and parsed
+// with from_chars; every error names the file and the 1-based line.
+#include "tessera/core/io/matrix_market.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string_view>
+
+#include "tessera/core/error.hpp"
+#include "tessera/core/io/text_file.hpp"
+#include "text_output.hpp"
+#include "tokens.hpp"
+
+namespace tessera::io {
+namespace {
+
+using Info = MatrixMarketInfo;
+using detail::NumberStatus;
+
+constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
+
+bool equals_ignore_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    if (std::tolower(static_cast<unsigned char>(a[k])) != std::tolower(static_cast<unsigned char>(b[k]))) return false;
+  }
+  return true;
+}
+
+std::string quoted(std::string_view token) { return "'" + std::string(token) + "'"; }
+
+// rows*cols or a triangle of an n x n matrix, or -1 when it does not fit int64.
+std::int64_t checked_product(std::int64_t a, std::int64_t b) {
+  if (a != 0 && b > kInt64Max / a) return -1;
+  return a * b;
+}
+std::int64_t triangle_size(std::int64_t n, bool with_diagonal) {
+  const std::int64_t m = with_diagonal ? n + 1 : n - 1;  // n*(n±1)/2; one factor is even
+  if (n <= 0 || m <= 0) return 0;
+  return n % 2 == 0 ? checked_product(n / 2, m) : checked_product(n, m / 2);
+}
+
+// Parsing state of one file: every message needs the path and the current line.
+class Reader {
+ public:
+  Reader(const std::string& path, std::string_view text) : path_(path), cursor_(text) {}
+
+  Info read_banner_and_size();
+  void read_coordinate_entries(const Info& info, HostCoo<double>& coo, bool reserve_mirror);
+  void read_array_entries(const Info& info, HostCoo<double>& coo, bool reserve_mirror);
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const { throw ParseError(path_, cursor_.line_number(), what); }
+  [[noreturn]] void fail_at_end(const std::string& what) const {
+    throw ParseError(path_, cursor_.end_line_number(), what);
+  }
+
+  // Next line that is neither a '%' comment nor blank; false at end of file.
+  bool next_content_line(std::string_view& line) {
+    while (cursor_.next(line)) {
+      if (!detail::is_blank(line) && !detail::is_comment(line, '%')) return true;
+    }
+    return false;
+  }
+
+  void parse_banner(Info& info);
+  void parse_size_line(Info& info);
+  std::int64_t parse_size(std::string_view token, const char* what, const char* layout);
+  std::int64_t parse_index(std::string_view token, const char* what, std::int64_t extent, const char* layout);
+  double parse_value(std::string_view token, Info::Field field, const char* layout);
+  void expect_line_end(std::string_view rest, const char* layout);
+  void check_triangle(const Info& info, std::int64_t row, std::int64_t col);
+
+  const std::string& path_;
+  LineCursor cursor_;
+};
+
+Info Reader::read_banner_and_size() {
+  Info info{};
+  parse_banner(info);
+  parse_size_line(info);
+  return info;
+}
+
+void Reader::parse_banner(Info& info) {
+  constexpr const char* kExpected = "expected '%%MatrixMarket matrix <format> <field> <symmetry>'";
+  std::string_view line;
+  if (!cursor_.next(line)) fail_at_end("empty file: missing %%MatrixMarket banner");
+  std::string_view rest = line;
+  if (!equals_ignore_case(detail::next_token(rest), "%%MatrixMarket")) {
+    fail(std::string("missing %%MatrixMarket banner on the first line (") + kExpected + ")");
+  }
+  const std::string_view object = detail::next_token(rest);
+  const std::string_view format = detail::next_token(rest);
+  const std::string_view field = detail::next_token(rest);
+  const std::string_view symmetry = detail::next_token(rest);
+  if (symmetry.empty()) fail(std::string("ill-formed banner: ") + kExpected);
+  const std::string_view extra = detail::next_token(rest);
+  if (!extra.empty()) fail("ill-formed banner: unexpected extra token " + quoted(extra) + " (" + kExpected + ")");
+
+  if (!equals_ignore_case(object, "matrix")) {
+    fail("unsupported object " + quoted(object) + " (only 'matrix' is supported)");
+  }
+
+  if (equals_ignore_case(format, "coordinate")) {
+    info.format = Info::Format::Coordinate;
+  } else if (equals_ignore_case(format, "array")) {
+    info.format = Info::Format::Array;
+  } else {
+    fail("unknown format " + quoted(format) + " (expected coordinate or array)");
+  }
+
+  if (equals_ignore_case(field, "real")) {
+    info.field = Info::Field::Real;
+  } else if (equals_ignore_case(field, "integer")) {
+    info.field = Info::Field::Integer;
+  } else if (equals_ignore_case(field, "pattern")) {
+    info.field = Info::Field::Pattern;
+  } else if (equals_ignore_case(field, "complex")) {
+    fail("unsupported field complex");
+  } else {
+    fail("unknown field " + quoted(field) + " (expected real, integer or pattern)");
+  }
+
+  if (equals_ignore_case(symmetry, "general")) {
+    info.symmetry = Info::Symmetry::General;
+  } else if (equals_ignore_case(symmetry, "symmetric")) {
+    info.symmetry = Info::Symmetry::Symmetric;
+  } else if (equals_ignore_case(symmetry, "skew-symmetric")) {
+    info.symmetry = Info::Symmetry::SkewSymmetric;
+  } else if (equals_ignore_case(symmetry, "hermitian")) {
+    fail("unsupported symmetry hermitian");
+  } else {
+    fail("unknown symmetry " + quoted(symmetry) + " (expected general, symmetric or skew-symmetric)");
+  }
+
+  // Combinations the format defines no meaning for.
+  if (info.format == Info::Format::Array && info.field == Info::Field::Pattern) {
+    fail("array format cannot have a pattern field");
+  }
+  if (info.field == Info::Field::Pattern && info.symmetry == Info::Symmetry::SkewSymmetric) {
+    fail("a pattern matrix cannot be skew-symmetric");
+  }
+}
+
+std::int64_t Reader::parse_size(std::string_view token, const char* what, const char* layout) {
+  if (token.empty()) fail(std::string("bad size line: missing ") + what + " (expected '" + layout + "')");
+  std::int64_t value = 0;
+  switch (detail::parse_int64(token, value)) {
+    case NumberStatus::Invalid:
+      fail(std::string("bad size line: ") + what + " " + quoted(token) + " is not an integer");
+    case NumberStatus::OutOfRange:
+      if (token[0] == '-') fail(std::string("bad size line: negative ") + what + " " + std::string(token));
+      throw OverflowError(path_ + ":" + std::to_string(cursor_.line_number()) + ": " + what + " " + std::string(token) +
+                          " does not fit in a 64-bit integer");
+    case NumberStatus::Ok:
+      break;
+  }
+  if (value < 0) fail(std::string("bad size line: negative ") + what + " " + std::to_string(value));
+  return value;
+}
+
+void Reader::parse_size_line(Info& info) {
+  const bool coordinate = info.format == Info::Format::Coordinate;
+  const char* layout = coordinate ? "rows columns entries" : "rows columns";
+  std::string_view line;
+  if (!next_content_line(line)) fail_at_end(std::string("missing size line ('") + layout + "')");
+  std::string_view rest = line;
+  info.rows = parse_size(detail::next_token(rest), "row count", layout);
+  info.cols = parse_size(detail::next_token(rest), "column count", layout);
+  if (coordinate) info.stored_entries = parse_size(detail::next_token(rest), "entry count", layout);
+  const std::string_view extra = detail::next_token(rest);
+  if (!extra.empty()) fail("bad size line: unexpected extra token " + quoted(extra) + " (expected '" + layout + "')");
+
+  if (info.symmetry != Info::Symmetry::General && info.rows != info.cols) {
+    fail("a symmetric or skew-symmetric matrix must be square, got " + std::to_string(info.rows) + " x " +
+         std::to_string(info.cols));
+  }
+  if (!coordinate) {
+    switch (info.symmetry) {
+      case Info::Symmetry::General:
+        info.stored_entries = checked_product(info.rows, info.cols);
+        break;
+      case Info::Symmetry::Symmetric:
+        info.stored_entries = triangle_size(info.rows, true);
+        break;
+      case Info::Symmetry::SkewSymmetric:
+        info.stored_entries = triangle_size(info.rows, false);
+        break;
+    }
+    if (info.stored_entries < 0) {
+      throw OverflowError(path_ + ":" + std::to_string(cursor_.line_number()) + ": array of " +
+                          std::to_string(info.rows) + " x " + std::to_string(info.cols) +
+                          " entries does not fit in a 64-bit count");
+    }
+  }
+}
+
+std::int64_t Reader::parse_index(std::string_view token, const char* what, std::int64_t extent, const char* layout) {
+  if (token.empty()) fail(std::string("missing ") + what + " index (expected '" + layout + "')");
+  std::int64_t index = 0;
+  const NumberStatus status = detail::parse_int64(token, index);
+  if (status == NumberStatus::Invalid)
+    fail(std::string("invalid ") + what + " index " + quoted(token) + " (expected an integer)");
+  if (status == NumberStatus::OutOfRange || index < 1 || index > extent) {
+    fail(std::string(what) + " index " + std::string(token) + " out of range [1, " + std::to_string(extent) + "]");
+  }
+  return index - 1;
+}
+
+double Reader::parse_value(std::string_view token, Info::Field field, const char* layout) {
+  if (token.empty()) fail(std::string("missing value (expected '") + layout + "')");
+  if (field == Info::Field::Integer) {
+    std::int64_t value = 0;
+    switch (detail::parse_int64(token, value)) {
+      case NumberStatus::Invalid:
+        fail("invalid integer value " + quoted(token));
+      case NumberStatus::OutOfRange:
+        fail("integer value " + std::string(token) + " out of the 64-bit range");
+      case NumberStatus::Ok:
+        break;
+    }
+    return static_cast<double>(value);
+  }
+  double value = 0;
+  switch (detail::parse_double(token, value)) {
+    case NumberStatus::Invalid:
+      fail("invalid value " + quoted(token) + " (expected a number)");
+    case NumberStatus::OutOfRange:
+      fail("value " + std::string(token) + " out of the range of double");
+    case NumberStatus::Ok:
+      break;
+  }
+  return value;
+}
+
+void Reader::expect_line_end(std::string_view rest, const char* layout) {
+  const std::string_view extra = detail::next_token(rest);
+  if (!extra.empty()) fail("unexpected extra token " + quoted(extra) + " (expected '" + layout + "')");
+}
+
+// Symmetric files store the lower triangle only; an upper entry would be
+// silently doubled by expansion, so it is an error rather than a guess.
+void Reader::check_triangle(const Info& info, std::int64_t row, std::int64_t col) {
+  if (info.symmetry == Info::Symmetry::General || row > col) return;
+  const std::string entry = "(" + std::to_string(row + 1) + "," + std::to_string(col + 1) + ")";
+  if (info.symmetry == Info::Symmetry::SkewSymmetric && row == col) {
+    fail("diagonal entry " + entry + " in a skew-symmetric file");
+  }
+  if (row < col) {
+    const char* kind = info.symmetry == Info::Symmetry::Symmetric ? "symmetric" : "skew-symmetric";
+    fail("entry " + entry + " above the diagonal in a " + kind + " file");
+  }
+}
+
+// Reserving the declared count up front avoids regrowth, but the count comes
+// from the file: cap it by what the remaining bytes could possibly hold.
+void reserve_entries(HostCoo<double>& coo, std::int64_t declared, std::size_t bytes_left, std::size_t min_line_bytes,
+                     bool reserve_mirror) {
+  std::size_t count = std::min<std::size_t>(static_cast<std::size_t>(declared), bytes_left / min_line_bytes + 1);
+  if (reserve_mirror) count *= 2;
+  coo.coords.reserve(2 * count);
+  coo.values.reserve(count);
+}
+
+void Reader::read_coordinate_entries(const Info& info, HostCoo<double>& coo, bool reserve_mirror) {
+  const bool pattern = info.field == Info::Field::Pattern;
+  const char* layout = pattern ? "row column" : "row column value";
+  reserve_entries(coo, info.stored_entries, cursor_.rest().size(), pattern ? 4 : 6, reserve_mirror);
+
+  std::int64_t found = 0;
+  std::string_view line;
+  while (next_content_line(line)) {
+    if (found == info.stored_entries) {
+      fail("too many entries: the size line declares " + std::to_string(info.stored_entries));
+    }
+    std::string_view rest = line;
+    const std::int64_t row = parse_index(detail::next_token(rest), "row", info.rows, layout);
+    const std::int64_t col = parse_index(detail::next_token(rest), "column", info.cols, layout);
+    const double value = pattern ? 1.0 : parse_value(detail::next_token(rest), info.field, layout);
+    expect_line_end(rest, layout);
+    check_triangle(info, row, col);
+    coo.coords.push_back(row);
+    coo.coords.push_back(col);
+    coo.values.push_back(value);
+    ++found;
+  }
+  if (found < info.stored_entries) {
+    fail_at_end("expected " + std::to_string(info.stored_entries) + " entries, found " + std::to_string(found));
+  }
+}
+
+// Array files list values column by column; symmetric ones only the lower
+// triangle of each column (strictly lower for skew).
+void Reader::read_array_entries(const Info& info, HostCoo<double>& coo, bool reserve_mirror) {
+  reserve_entries(coo, info.stored_entries, cursor_.rest().size(), 2, reserve_mirror);
+  const std::int64_t first_row_offset =
+      info.symmetry == Info::Symmetry::General ? -1 : (info.symmetry == Info::Symmetry::Symmetric ? 0 : 1);
+  std::int64_t found = 0;
+  std::string_view line;
+  for (std::int64_t col = 0; col < info.cols; ++col) {
+    const std::int64_t first_row = first_row_offset < 0 ? 0 : col + first_row_offset;
+    for (std::int64_t row = first_row; row < info.rows; ++row) {
+      if (!next_content_line(line)) {
+        fail_at_end("expected " + std::to_string(info.stored_entries) + " entries, found " + std::to_string(found));
+      }
+      std::string_view rest = line;
+      const double value = parse_value(detail::next_token(rest), info.field, "value");
+      expect_line_end(rest, "value");
+      coo.coords.push_back(row);
+      coo.coords.push_back(col);
+      coo.values.push_back(value);
+      ++found;
+    }
+  }
+  if (next_content_line(line)) {
+    fail("too many entries: expected " + std::to_string(info.stored_entries));
+  }
+}
+
+// Appends the upper-triangle mirror of every stored off-diagonal entry.
+void append_mirror(HostCoo<double>& coo, bool negate) {
+  const std::int64_t stored = coo.nnz();
+  std::int64_t off_diagonal = 0;
+  for (std::int64_t n = 0; n < stored; ++n) off_diagonal += coo.coords[2 * n] != coo.coords[2 * n + 1];
+  coo.coords.reserve(coo.coords.size() + 2 * static_cast<std::size_t>(off_diagonal));
+  coo.values.reserve(coo.values.size() + static_cast<std::size_t>(off_diagonal));
+  for (std::int64_t n = 0; n < stored; ++n) {
+    const std::int64_t row = coo.coords[2 * n];
+    const std::int64_t col = coo.coords[2 * n + 1];
+    if (row == col) continue;
+    const double value = coo.values[n];
+    coo.coords.push_back(col);
+    coo.coords.push_back(row);
+    coo.values.push_back(negate ? -value : value);
+  }
+}
+
+}  // namespace
+
+HostCoo<double> read_matrix_market(const std::string& path, MatrixMarketInfo* info, bool expand_symmetry) {
+  const std::string text = read_text_file(path);
+  Reader reader(path, text);
+  const Info header = reader.read_banner_and_size();
+  const bool mirror = expand_symmetry && header.symmetry != Info::Symmetry::General;
+
+  HostCoo<double> coo;
+  coo.shape = {header.rows, header.cols};
+  if (header.format == Info::Format::Coordinate) {
+    reader.read_coordinate_entries(header, coo, mirror);
+  } else {
+    reader.read_array_entries(header, coo, mirror);
+  }
+  if (mirror) append_mirror(coo, header.symmetry == Info::Symmetry::SkewSymmetric);
+  if (info != nullptr) *info = header;
+  return coo;
+}
+
+}  // namespace tessera::io
+
+// ---------------------------------------------------------------- writing
+
+namespace tessera::io {
+namespace {
+
+const char* field_name(Info::Field field) {
+  switch (field) {
+    case Info::Field::Real:
+      return "real";
+    case Info::Field::Integer:
+      return "integer";
+    case Info::Field::Pattern:
+      return "pattern";
+  }
+  return "real";
+}
+
+const char* symmetry_name(Info::Symmetry symmetry) {
+  switch (symmetry) {
+    case Info::Symmetry::General:
+      return "general";
+    case Info::Symmetry::Symmetric:
+      return "symmetric";
+    case Info::Symmetry::SkewSymmetric:
+      return "skew-symmetric";
+  }
+  return "general";
+}
+
+std::string entry_text(std::int64_t row, std::int64_t col) {
+  return "(" + std::to_string(row + 1) + "," + std::to_string(col + 1) + ")";
+}
+
+void validate_matrix(const HostCoo<double>& coo) {
+  if (coo.order() != 2) {
+    throw ShapeError("write_matrix_market: expected a matrix (2 modes), got " + std::to_string(coo.order()) + " modes");
+  }
+  const std::int64_t rows = coo.shape[0];
+  const std::int64_t cols = coo.shape[1];
+  if (rows < 0 || cols < 0) {
+    throw ShapeError("write_matrix_market: negative shape " + std::to_string(rows) + " x " + std::to_string(cols));
+  }
+  if (coo.coords.size() != 2 * coo.values.size()) {
+    throw ShapeError("write_matrix_market: " + std::to_string(coo.coords.size()) + " coordinates for " +
+                     std::to_string(coo.values.size()) + " values (expected 2 per value)");
+  }
+  for (std::int64_t n = 0; n < coo.nnz(); ++n) {
+    const std::int64_t row = coo.coords[2 * n];
+    const std::int64_t col = coo.coords[2 * n + 1];
+    if (row < 0 || row >= rows || col < 0 || col >= cols) {
+      throw IndexError("write_matrix_market: entry " + std::to_string(n) + " at 0-based (" + std::to_string(row) + "," +
+                       std::to_string(col) + ") is outside the " + std::to_string(rows) + " x " + std::to_string(cols) +
+                       " shape");
+    }
+  }
+}
+
+// Value identity for the symmetry check: a total order (plain < on doubles is
+// not one with NaN, which std::sort must never see) in which 0 == -0.
+std::uint64_t value_key(double value) {
+  if (value == 0.0) return 0;
+  if (std::isnan(value)) return 0x7ff8000000000000ull;
+  std::uint64_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+struct EntryKey {
+  std::int64_t row, col;
+  std::uint64_t value;
+  bool operator<(const EntryKey& o) const {
+    if (row != o.row) return row < o.row;
+    if (col != o.col) return col < o.col;
+    return value < o.value;
+  }
+  bool operator!=(const EntryKey& o) const { return row != o.row || col != o.col || value != o.value; }
+};
+
+// The matrix is (skew-)symmetric exactly when its multiset of entries equals
+// the multiset of its transposed (and negated, for skew) entries.
+void check_symmetry(const HostCoo<double>& coo, Info::Field field, Info::Symmetry symmetry) {
+  if (coo.shape[0] != coo.shape[1]) {
+    throw FormatError(std::string("write_matrix_market: a ") + symmetry_name(symmetry) +
+                      " matrix must be square, got " + std::to_string(coo.shape[0]) + " x " +
+                      std::to_string(coo.shape[1]));
+  }
+  const bool skew = symmetry == Info::Symmetry::SkewSymmetric;
+  const bool pattern = field == Info::Field::Pattern;
+  std::vector<EntryKey> entries, transposed;
+  entries.reserve(coo.values.size());
+  transposed.reserve(coo.values.size());
+  for (std::int64_t n = 0; n < coo.nnz(); ++n) {
+    const std::int64_t row = coo.coords[2 * n];
+    const std::int64_t col = coo.coords[2 * n + 1];
+    const double value = coo.values[n];
+    if (skew && row == col) {
+      throw FormatError("write_matrix_market: skew-symmetric matrix has a diagonal entry " + entry_text(row, col) +
+                        ", which the format cannot store");
+    }
+    entries.push_back({row, col, pattern ? 0 : value_key(value)});
+    transposed.push_back({col, row, pattern ? 0 : value_key(skew ? -value : value)});
+  }
+  std::sort(entries.begin(), entries.end());
+  std::sort(transposed.begin(), transposed.end());
+  for (std::size_t k = 0; k < entries.size(); ++k) {
+    if (entries[k] != transposed[k]) {
+      // The smaller key is the one missing from the other list: an entry
+      // without a mirror, or the mirror of one (then name the entry itself).
+      const bool entry_unmatched = entries[k] < transposed[k];
+      const std::int64_t row = entry_unmatched ? entries[k].row : transposed[k].col;
+      const std::int64_t col = entry_unmatched ? entries[k].col : transposed[k].row;
+      throw FormatError(std::string("write_matrix_market: matrix is not ") + symmetry_name(symmetry) + ": entry " +
+                        entry_text(row, col) + " has no matching transposed entry");
+    }
+  }
+}
+
+void append_header(std::string& out, const char* format, Info::Field field, Info::Symmetry symmetry) {
+  out += "%%MatrixMarket matrix ";
+  out += format;
+  out += ' ';
+  out += field_name(field);
+  out += ' ';
+  out += symmetry_name(symmetry);
+  out += "\n% written by Tessera\n";
+}
+
+// Integers beyond 2^63 or with a fraction cannot be written as integer fields.
+bool is_int64_value(double value) {
+  return std::isfinite(value) && std::trunc(value) == value && value >= -9223372036854775808.0 &&
+         value < 9223372036854775808.0;
+}
+
+}  // namespace
+
+void write_matrix_market(const std::string& path, const HostCoo<double>& coo, MatrixMarketInfo::Field field,
+                         MatrixMarketInfo::Symmetry symmetry) {
+  validate_matrix(coo);
+  if (field == Info::Field::Pattern && symmetry == Info::Symmetry::SkewSymmetric) {
+    throw FormatError("write_matrix_market: a pattern matrix cannot be skew-symmetric");
+  }
+  if (symmetry != Info::Symmetry::General) check_symmetry(coo, field, symmetry);
+
+  // Symmetric files keep the lower triangle; skew ones have no diagonal at all.
+  auto is_written = [&](std::int64_t n) {
+    return symmetry == Info::Symmetry::General || coo.coords[2 * n] >= coo.coords[2 * n + 1];
+  };
+  std::int64_t written = 0;
+  for (std::int64_t n = 0; n < coo.nnz(); ++n) written += is_written(n);
+
+  std::string out;
+  out.reserve(64 + static_cast<std::size_t>(written) * (field == Info::Field::Pattern ? 16 : 40));
+  append_header(out, "coordinate", field, symmetry);
+  detail::append_int(out, coo.shape[0]);
+  out += ' ';
+  detail::append_int(out, coo.shape[1]);
+  out += ' ';
+  detail::append_int(out, written);
+  out += '\n';
+  for (std::int64_t n = 0; n < coo.nnz(); ++n) {
+    if (!is_written(n)) continue;
+    const std::int64_t row = coo.coords[2 * n];
+    const std::int64_t col = coo.coords[2 * n + 1];
+    detail::append_int(out, row + 1);
+    out += ' ';
+    detail::append_int(out, col + 1);
+    const double value = coo.values[n];
+    if (field == Info::Field::Real) {
+      out += ' ';
+      detail::append_double(out, value);
+    } else if (field == Info::Field::Integer) {
+      if (!is_int64_value(value)) {
+        throw FormatError("write_matrix_market: value " + std::to_string(value) + " of entry " + entry_text(row, col) +
+                          " is not a 64-bit integer; write it with the real field");
+      }
+      out += ' ';
+      detail::append_int(out, static_cast<std::int64_t>(value));
+    }
+    out += '\n';
+  }
+  write_text_file(path, out);
+}
+
+void write_matrix_market_array(const std::string& path, std::int64_t rows, std::int64_t cols,
+                               const std::vector<double>& col_major) {
+  if (rows < 0 || cols < 0) {
+    throw ShapeError("write_matrix_market_array: negative shape " + std::to_string(rows) + " x " +
+                     std::to_string(cols));
+  }
+  const std::int64_t count = checked_product(rows, cols);
+  if (count < 0)
+    throw OverflowError("write_matrix_market_array: " + std::to_string(rows) + " x " + std::to_string(cols) +
+                        " does not fit in a 64-bit count");
+  if (static_cast<std::uint64_t>(count) != col_major.size()) {
+    throw ShapeError("write_matrix_market_array: " + std::to_string(col_major.size()) + " values for a " +
+                     std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
+  }
+  std::string out;
+  out.reserve(64 + col_major.size() * 25);
+  append_header(out, "array", Info::Field::Real, Info::Symmetry::General);
+  detail::append_int(out, rows);
+  out += ' ';
+  detail::append_int(out, cols);
+  out += '\n';
+  for (const double value : col_major) {
+    detail::append_double(out, value);
+    out += '\n';
+  }
+  write_text_file(path, out);
+}
+
+}  // namespace tessera::io

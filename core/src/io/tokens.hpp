@@ -1,0 +1,87 @@
+#pragma once
+// Private helpers shared by the text readers: whitespace tokenising and strict
+// number parsing with std::from_chars (locale-free, no allocation, no streams).
+#include <cfloat>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+namespace tessera::io::detail {
+
+// '\r' counts as whitespace so that CRLF files parse like LF files.
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+// Removes and returns the next whitespace-separated token of `rest`; returns an
+// empty view when none is left.
+inline std::string_view next_token(std::string_view& rest) {
+  std::size_t begin = 0;
+  while (begin < rest.size() && is_space(rest[begin])) ++begin;
+  std::size_t end = begin;
+  while (end < rest.size() && !is_space(rest[end])) ++end;
+  const std::string_view token = rest.substr(begin, end - begin);
+  rest.remove_prefix(end);
+  return token;
+}
+
+// A line that holds only whitespace.
+inline bool is_blank(std::string_view line) {
+  for (char c : line) {
+    if (!is_space(c)) return false;
+  }
+  return true;
+}
+
+// A line whose first non-blank character is `marker` ('%' or '#').
+inline bool is_comment(std::string_view line, char marker) {
+  for (char c : line) {
+    if (!is_space(c)) return c == marker;
+  }
+  return false;
+}
+
+enum class NumberStatus { Ok, Invalid, OutOfRange };
+
+// from_chars rejects a leading '+', which some writers emit ("+1.5e+00"); strip
+// exactly one so that "+-1" stays invalid.
+inline std::string_view strip_plus(std::string_view token) {
+  if (token.size() > 1 && token[0] == '+' && token[1] != '-' && token[1] != '+') token.remove_prefix(1);
+  return token;
+}
+
+// The whole token must be an integer: "1.5", "2x" and "" are Invalid.
+inline NumberStatus parse_int64(std::string_view token, std::int64_t& out) {
+  token = strip_plus(token);
+  if (token.empty()) return NumberStatus::Invalid;
+  const char* end = token.data() + token.size();
+  const auto [ptr, ec] = std::from_chars(token.data(), end, out);
+  if (ptr != end) return NumberStatus::Invalid;
+  if (ec == std::errc::result_out_of_range) return NumberStatus::OutOfRange;
+  return ec == std::errc() ? NumberStatus::Ok : NumberStatus::Invalid;
+}
+
+// The whole token must be a floating-point number ("inf" and "nan" included).
+// Values too small for a double become 0 (as strtod does: such entries exist in
+// real files); values too large are OutOfRange.
+inline NumberStatus parse_double(std::string_view token, double& out) {
+  token = strip_plus(token);
+  if (token.empty()) return NumberStatus::Invalid;
+  const char* end = token.data() + token.size();
+  const auto [ptr, ec] = std::from_chars(token.data(), end, out);
+  if (ptr != end) return NumberStatus::Invalid;
+  if (ec == std::errc::result_out_of_range) {
+    // from_chars leaves `out` untouched here and does not say which way it
+    // failed; strtod (rare path only) does.
+    const std::string copy(token);
+    const double value = std::strtod(copy.c_str(), nullptr);
+    if (std::fabs(value) > DBL_MAX) return NumberStatus::OutOfRange;
+    out = value;
+    return NumberStatus::Ok;
+  }
+  return ec == std::errc() ? NumberStatus::Ok : NumberStatus::Invalid;
+}
+
+}  // namespace tessera::io::detail

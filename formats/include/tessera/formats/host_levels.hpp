@@ -1,0 +1,138 @@
+#pragma once
+// Host-side assembly of level arrays. pack_sorted() turns entries that are sorted
+// in storage order and unique into the (pos, crd, vals) arrays of an encoding;
+// for_each_stored() walks the arrays of an encoding back into entries.
+// Both are plain host loops: conversions are not a hot path, kernels are.
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "tessera/core/error.hpp"
+#include "tessera/formats/encoding.hpp"
+
+namespace tessera::detail {
+
+template <class Enc, class T>
+struct HostLevels {
+  static constexpr int order = Enc::order;
+  using Ordinal = typename Enc::ordinal_type;
+  using Offset = typename Enc::offset_type;
+  std::array<std::vector<Offset>, order> pos;
+  std::array<std::vector<Ordinal>, order> crd;
+  std::vector<T> vals;
+};
+
+template <class Int>
+void check_fits(std::int64_t value, const char* what) {
+  if (value > static_cast<std::int64_t>(std::numeric_limits<Int>::max()))
+    throw OverflowError(std::string(what) + " " + std::to_string(value) + " does not fit the encoding's " +
+                        (sizeof(Int) == 4 ? "32" : "64") + "-bit index type (max " +
+                        std::to_string(std::numeric_limits<Int>::max()) + ")");
+}
+
+// keys[l][n]: coordinate of entry n at storage level l. Entries are sorted
+// lexicographically in storage order and unique. shape is in mode order.
+template <class Enc, class T>
+HostLevels<Enc, T> pack_sorted(const std::array<std::int64_t, Enc::order>& shape,
+                               const std::array<std::vector<std::int64_t>, Enc::order>& keys,
+                               const std::vector<T>& values) {
+  using Offset = typename Enc::offset_type;
+  constexpr int order = Enc::order;
+  const std::int64_t nnz = static_cast<std::int64_t>(values.size());
+  HostLevels<Enc, T> out;
+  std::vector<std::int64_t> parent(nnz, 0);  // position of each entry at the previous level
+  std::int64_t parent_count = 1;             // positions at the previous level
+  for (int l = 0; l < order; ++l) {
+    const std::int64_t extent = shape[Enc::mode_order[l]];
+    const auto& key = keys[l];
+    switch (Enc::level_kinds[l]) {
+      case LevelKind::Dense: {
+        if (extent != 0 && parent_count > std::numeric_limits<std::int64_t>::max() / extent)
+          throw OverflowError("dense level " + std::to_string(l) + " has more positions than int64 can count");
+        for (std::int64_t n = 0; n < nnz; ++n) parent[n] = parent[n] * extent + key[n];
+        parent_count *= extent;
+        check_fits<Offset>(parent_count, "dense level size");
+        break;
+      }
+      case LevelKind::Compressed:
+      case LevelKind::CompressedNonUnique: {
+        const bool unique = Enc::level_kinds[l] == LevelKind::Compressed;
+        auto& pos = out.pos[l];
+        auto& crd = out.crd[l];
+        check_fits<Offset>(nnz, "number of entries");
+        pos.assign(parent_count + 1, 0);
+        crd.reserve(nnz);
+        std::int64_t q = -1, previous_parent = -1;
+        for (std::int64_t n = 0; n < nnz; ++n) {
+          const bool same = unique && n > 0 && parent[n] == previous_parent && key[n] == key[n - 1];
+          if (!same) {
+            ++q;
+            crd.push_back(static_cast<typename Enc::ordinal_type>(key[n]));
+            ++pos[parent[n] + 1];
+          }
+          previous_parent = parent[n];
+          parent[n] = q;
+        }
+        for (std::int64_t p = 0; p < parent_count; ++p) pos[p + 1] += pos[p];
+        parent_count = q + 1;
+        break;
+      }
+      case LevelKind::Singleton: {
+        auto& crd = out.crd[l];
+        crd.assign(parent_count, 0);
+        for (std::int64_t n = 0; n < nnz; ++n) crd[parent[n]] = static_cast<typename Enc::ordinal_type>(key[n]);
+        break;
+      }
+    }
+  }
+  out.vals.assign(parent_count, T(0));
+  for (std::int64_t n = 0; n < nnz; ++n) out.vals[parent[n]] = values[n];
+  return out;
+}
+
+// Calls f(coords, value) for every stored entry, coords in storage order
+// (std::array<int64_t, order>), in storage order. When the last level is dense,
+// its zero values are structure, not entries, and are skipped; explicit zeros
+// stored by a sparse last level are entries and are kept.
+template <class Enc, class PosAt, class CrdAt, class ValAt, class F>
+void for_each_stored(const std::array<std::int64_t, Enc::order>& shape, PosAt pos_at, CrdAt crd_at, ValAt val_at,
+                     F&& f) {
+  constexpr int order = Enc::order;
+  std::array<std::int64_t, order> coords{};
+  constexpr bool skip_zeros = Enc::level_kinds[order - 1] == LevelKind::Dense;
+  auto visit = [&](auto&& self, int l, std::int64_t parent) -> void {
+    if (l == order) {
+      const auto v = val_at(parent);
+      if (!(skip_zeros && v == decltype(v)(0))) f(coords, v);
+      return;
+    }
+    switch (Enc::level_kinds[l]) {
+      case LevelKind::Dense: {
+        const std::int64_t extent = shape[Enc::mode_order[l]];
+        for (std::int64_t i = 0; i < extent; ++i) {
+          coords[l] = i;
+          self(self, l + 1, parent * extent + i);
+        }
+        break;
+      }
+      case LevelKind::Compressed:
+      case LevelKind::CompressedNonUnique: {
+        const std::int64_t end = pos_at(l, parent + 1);
+        for (std::int64_t q = pos_at(l, parent); q < end; ++q) {
+          coords[l] = crd_at(l, q);
+          self(self, l + 1, q);
+        }
+        break;
+      }
+      case LevelKind::Singleton:
+        coords[l] = crd_at(l, parent);
+        self(self, l + 1, parent);
+        break;
+    }
+  };
+  visit(visit, 0, 0);
+}
+
+}  // namespace tessera::detail

@@ -1,0 +1,93 @@
+#pragma once
+// Tessera's own CSR x dense SpMM, C = alpha*A*B + beta*C, portable Kokkos code,
+// B (K x N) and C (M x N) in any layout.
+// Host spaces: nnz-balanced row chunks; each row walks its nonzeros once per tile
+// of kTile columns, accumulating in a local array the compiler keeps in vector
+// registers. Device spaces: one row per team, columns over the team's threads.
+// With beta == 0, C is written without being read.
+#include <cstdint>
+
+#include <Kokkos_Core.hpp>
+
+#include "tessera/kernels/common/row_partition.hpp"
+
+namespace tessera::kernels::impl {
+
+template <class PosView, class CrdView, class ValView, class BView, class CView>
+struct SpmmRowChunks {
+  using T = typename CView::non_const_value_type;
+  static constexpr std::int64_t kTile = 16;
+  Kokkos::View<const std::int64_t*, Kokkos::HostSpace> bounds;
+  PosView pos;
+  CrdView crd;
+  ValView vals;
+  BView B;
+  CView C;
+  T alpha, beta;
+
+  template <std::int64_t Width>
+  void row_tile(std::int64_t i, std::int64_t j0, std::int64_t width) const {
+    T acc[kTile] = {};
+    const std::int64_t w = Width > 0 ? Width : width;  // compile-time width on the fast path
+    for (auto q = pos(i); q < pos(i + 1); ++q) {
+      const T a = vals(q);
+      const auto k = crd(q);
+      for (std::int64_t jj = 0; jj < w; ++jj) acc[jj] += a * B(k, j0 + jj);
+    }
+    if (beta == T(0))
+      for (std::int64_t jj = 0; jj < w; ++jj) C(i, j0 + jj) = alpha * acc[jj];
+    else
+      for (std::int64_t jj = 0; jj < w; ++jj) C(i, j0 + jj) = alpha * acc[jj] + beta * C(i, j0 + jj);
+  }
+
+  void operator()(std::int64_t chunk) const {
+    const std::int64_t n = static_cast<std::int64_t>(C.extent(1));
+    for (std::int64_t i = bounds(chunk); i < bounds(chunk + 1); ++i) {
+      std::int64_t j0 = 0;
+      for (; j0 + kTile <= n; j0 += kTile) row_tile<kTile>(i, j0, kTile);
+      if (j0 < n) row_tile<0>(i, j0, n - j0);
+    }
+  }
+};
+
+template <class Space, class PosView, class CrdView, class ValView, class BView, class CView>
+struct SpmmTeamRows {
+  using T = typename CView::non_const_value_type;
+  using member_type = typename Kokkos::TeamPolicy<Space>::member_type;
+  PosView pos;
+  CrdView crd;
+  ValView vals;
+  BView B;
+  CView C;
+  T alpha, beta;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const std::int64_t i = team.league_rank();
+    const auto begin = pos(i), end = pos(i + 1);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, static_cast<std::int64_t>(C.extent(1))), [&](const std::int64_t j) {
+      T acc = 0;
+      for (auto q = begin; q < end; ++q) acc += vals(q) * B(crd(q), j);
+      C(i, j) = beta == T(0) ? alpha * acc : alpha * acc + beta * C(i, j);
+    });
+  }
+};
+
+template <class Space, class PosView, class CrdView, class ValView, class BView, class CView>
+void spmm_native(const Space& space, typename CView::non_const_value_type alpha, const PosView& pos,
+                 const CrdView& crd, const ValView& vals, const BView& B, typename CView::non_const_value_type beta,
+                 const CView& C, std::int64_t rows) {
+  if (rows == 0 || C.extent(1) == 0) return;
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible) {
+    const auto bounds = balanced_row_chunks(pos, rows, host_chunk_count(space));
+    const SpmmRowChunks<PosView, CrdView, ValView, BView, CView> functor{bounds, pos, crd, vals, B, C, alpha, beta};
+    Kokkos::parallel_for("tessera::spmm[native]",
+                         Kokkos::RangePolicy<Space, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, bounds.extent(0) - 1),
+                         functor);
+  } else {
+    const SpmmTeamRows<Space, PosView, CrdView, ValView, BView, CView> functor{pos, crd, vals, B, C, alpha, beta};
+    Kokkos::parallel_for("tessera::spmm[native]",
+                         Kokkos::TeamPolicy<Space>(space, static_cast<int>(rows), Kokkos::AUTO), functor);
+  }
+}
+
+}  // namespace tessera::kernels::impl

@@ -1,0 +1,43 @@
+#pragma once
+// tessera::spmv — y = alpha * A * x + beta * y for a CSR-like tensor A.
+// Front end: static checks on types and spaces, run-time checks on shapes, a
+// profiling region, then the implementation for A's execution space.
+#include <string>
+#include <type_traits>
+
+#include <Kokkos_Core.hpp>
+
+#include "tessera/core/tensor.hpp"
+#include "tessera/formats/encoding.hpp"
+#include "tessera/kernels/common/checks.hpp"
+#include "tessera/kernels/spmv/impl/spmv_native.hpp"
+
+namespace tessera {
+
+template <class T, class Enc, class Space, class XView, class YView>
+void spmv(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, const Tensor<T, Enc, Space>& A,
+          const XView& x, typename Tensor<T, Enc, Space>::value_type beta, const YView& y) {
+  static_assert(is_csr_like_v<Enc>, "spmv needs a CSR-like tensor (levels {Dense, Compressed}, row order)");
+  static_assert(Kokkos::is_view<XView>::value && XView::rank == 1, "x must be a rank-1 Kokkos::View");
+  static_assert(Kokkos::is_view<YView>::value && YView::rank == 1, "y must be a rank-1 Kokkos::View");
+  static_assert(std::is_same_v<typename YView::value_type, T>, "y must be a non-const View of A's value type");
+  static_assert(std::is_same_v<typename XView::non_const_value_type, T>, "x must hold A's value type");
+  static_assert(Kokkos::SpaceAccessibility<Space, typename XView::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<Space, typename YView::memory_space>::accessible,
+                "x and y must be accessible from A's execution space");
+  kernels::require_extent("spmv", "x.extent(0)", x.extent(0), A.extent(1));
+  kernels::require_extent("spmv", "y.extent(0)", y.extent(0), A.extent(0));
+  const auto& s = A.decompose();
+  Kokkos::Profiling::pushRegion("tessera::spmv[native]");
+  kernels::impl::spmv_native(space, alpha, s.levels[1].pos, s.levels[1].crd, s.vals, x, beta, y, A.extent(0));
+  Kokkos::Profiling::popRegion();
+}
+
+// Runs on a default-constructed instance of A's execution space.
+template <class T, class Enc, class Space, class XView, class YView>
+void spmv(typename Tensor<T, Enc, Space>::value_type alpha, const Tensor<T, Enc, Space>& A, const XView& x,
+          typename Tensor<T, Enc, Space>::value_type beta, const YView& y) {
+  spmv(Space(), alpha, A, x, beta, y);
+}
+
+}  // namespace tessera

@@ -1,0 +1,16 @@
+#pragma once
+// Everything a user of Tessera needs: tensors, encodings, conversions, I/O, kernels.
+#include "tessera/core/coo.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/core/io/matrix_market.hpp"
+#include "tessera/core/io/tns.hpp"
+#include "tessera/core/tensor.hpp"
+#include "tessera/formats/convert.hpp"
+#include "tessera/formats/encoding.hpp"
+#include "tessera/formats/levels.hpp"
+#include "tessera/formats/validate.hpp"
+#ifdef TESSERA_HAVE_KOKKOSKERNELS
+#include "tessera/formats/crs_matrix.hpp"
+#endif
+#include "tessera/kernels/spmm/spmm.hpp"
+#include "tessera/kernels/spmv/spmv.hpp"

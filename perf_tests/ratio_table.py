@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Prints a Markdown ratio table from a Google Benchmark JSON file.
+
+Benchmark names are <kernel>/<implementation>/<matrix>. For every kernel, each
+matrix gets one row with the GFLOP/s of every implementation and the speedup of
+the first implementation named in --ours over each other one; a geometric mean
+closes the table. The header states CPU, threads, date and commit.
+"""
+import argparse
+import json
+import math
+import subprocess
+import sys
+from collections import OrderedDict, defaultdict
+
+
+def commit_of_repo():
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, check=True)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                               text=True, check=True).stdout.strip()
+        return out.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("json_file")
+    parser.add_argument("--ours", default="tessera")
+    parser.add_argument("--threads", default="?")
+    parser.add_argument("--title", default="Benchmark")
+    args = parser.parse_args()
+
+    with open(args.json_file) as f:
+        data = json.load(f)
+    rates = defaultdict(lambda: defaultdict(dict))  # kernel -> matrix -> impl -> GFLOP/s
+    impls = defaultdict(list)
+    nnz = {}
+    for b in data["benchmarks"]:
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+            continue
+        kernel, impl, matrix = b["run_name"].split("/", 2) if "run_name" in b else b["name"].split("/", 2)
+        rates[kernel][matrix][impl] = b["GFLOPs"] / 1e9 if b["GFLOPs"] > 1e6 else b["GFLOPs"]
+        nnz[matrix] = int(b.get("nnz", 0))
+        if impl not in impls[kernel]:
+            impls[kernel].append(impl)
+
+    ctx = data.get("context", {})
+    print(f"# {args.title}\n")
+    print(f"- CPU: {cpu_model()} ({ctx.get('num_cpus', '?')} logical CPUs), threads: {args.threads}")
+    print(f"- date: {ctx.get('date', '?')}")
+    print(f"- commit: {commit_of_repo()}")
+    print(f"- figures: GFLOP/s (2 x nnz x N per call); speedup = {args.ours} / baseline, same process, same data\n")
+    for kernel, by_matrix in rates.items():
+        others = [i for i in impls[kernel] if i != args.ours]
+        header = ["matrix", "nnz"] + [f"{i} GFLOP/s" for i in impls[kernel]] + [f"speedup vs {o}" for o in others]
+        print(f"## {kernel}\n")
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        logs = defaultdict(list)
+        for matrix, by_impl in sorted(by_matrix.items()):
+            row = [matrix, str(nnz.get(matrix, ""))]
+            row += [f"{by_impl[i]:.2f}" if i in by_impl else "-" for i in impls[kernel]]
+            for o in others:
+                if args.ours in by_impl and o in by_impl and by_impl[o] > 0:
+                    s = by_impl[args.ours] / by_impl[o]
+                    logs[o].append(math.log(s))
+                    row.append(f"{s:.2f}x")
+                else:
+                    row.append("-")
+            print("| " + " | ".join(row) + " |")
+        if others:
+            geo = ["**geomean**", ""] + [""] * len(impls[kernel])
+            geo += [f"**{math.exp(sum(logs[o]) / len(logs[o])):.2f}x** (min {math.exp(min(logs[o])):.2f}x)" if logs[o] else "-" for o in others]
+            print("| " + " | ".join(geo) + " |")
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
