@@ -1,0 +1,108 @@
+#pragma once
+// tessera::spgemm<Policy, OutEnc>(A, B) — C = A * B for sparse matrices, on a host
+// execution space, accumulating through the workspace `Policy`
+// (tessera::workspace::{Dense, Bucket, Hash, Coord, Map, SortOnce, Auto}).
+// The algorithm follows the encodings:
+//   A CSR,  B CSR,        C row-major     row-wise, first-order workspace per row;
+//   A CSR,  B CSR,        C column-major  row-wise, second-order workspace (transposed output);
+//   A CSC|DCSC, B CSR|DCSR, C any         outer product, second-order workspace.
+// OutEnc is any {Dense|Compressed, Compressed} matrix encoding (CSR, CSC, DCSR, DCSC).
+// With OpenMP, threads own workspaces and output chunks; the result's structure is
+// the same for every thread count.
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include <Kokkos_Core.hpp>
+
+#include "tessera/core/tensor.hpp"
+#include "tessera/formats/encoding.hpp"
+#include "tessera/kernels/common/checks.hpp"
+#include "tessera/kernels/common/host_matrix.hpp"
+#include "tessera/kernels/common/sorted_chunks.hpp"
+#include "tessera/kernels/spgemm/impl/spgemm_rowwise.hpp"
+#include "tessera/kernels/spgemm/impl/spgemm_second_order.hpp"
+#include "tessera/workspace/auto_policy.hpp"
+#include "tessera/workspace/policies.hpp"
+#include "tessera/workspace/workspace.hpp"
+
+namespace tessera {
+
+template <class Policy = workspace::Auto, class OutEnc = CSR, class T, class EncA, class EncB, class Space>
+Tensor<T, OutEnc, Space> spgemm(const Space& space, const Tensor<T, EncA, Space>& A, const Tensor<T, EncB, Space>& B,
+                                const workspace::Options& options = {}, workspace::Report* report = nullptr) {
+  using namespace kernels;
+  static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible,
+                "spgemm runs on host execution spaces (Serial, OpenMP)");
+  static_assert(is_two_level_compressed_v<OutEnc>, "OutEnc must be CSR, CSC, DCSR or DCSC");
+  static_assert(is_row_major_v<EncB>, "B must be row-major (CSR or DCSR)");
+  static_assert(is_column_major_v<EncA> || (is_row_major_v<EncA> && EncA::level_kinds[0] == LevelKind::Dense &&
+                                            EncB::level_kinds[0] == LevelKind::Dense),
+                "A must be CSC/DCSC (outer product) or CSR with B CSR (row-wise)");
+  require_extent("spgemm", "B.extent(0)", B.extent(0), A.extent(1));
+  const Shape<2> shape{A.extent(0), B.extent(1)};
+  const auto a = host_matrix(A);
+  const auto b = host_matrix(B);
+  constexpr bool row_major_out = is_row_major_v<OutEnc>;
+  constexpr bool rowwise = is_row_major_v<EncA>;
+  const std::int64_t threads = space.concurrency();
+
+  workspace::AutoInputs in;
+  in.value_bytes = sizeof(T);
+  in.workspaces = threads;
+  in.budget_bytes = options.memory_budget_bytes;
+  if constexpr (std::is_same_v<Policy, workspace::Auto>) {
+    // Products per accumulation: per row (first order) or per thread chunk (second order).
+    std::int64_t flops = 0;
+    if constexpr (rowwise) {
+      for (std::int64_t q = 0; q < A.nnz(); ++q) flops += b.end(a.crd[q]) - b.begin(a.crd[q]);
+    } else {
+      impl::for_each_shared_outer(a, b, [&](std::int64_t pa, std::int64_t pb) {
+        flops += (a.end(pa) - a.begin(pa)) * (b.end(pb) - b.begin(pb));
+      });
+    }
+    const bool first_order = rowwise && row_major_out;
+    in.positions = first_order ? shape[1] : (shape[0] * shape[1] + threads - 1) / threads;
+    in.nnz_estimate = first_order ? flops / std::max<std::int64_t>(shape[0], 1) : flops / threads;
+  }
+  const bool dense = std::is_same_v<Policy, workspace::Auto> && workspace::auto_prefers_dense(in);
+
+  return workspace::with_policy<Policy>(dense, [&](auto policy) {
+    using P = decltype(policy);
+    if constexpr (std::is_same_v<P, workspace::Dense> && !(rowwise && row_major_out)) {
+      // A second-order dense workspace spans the output rows of a thread's chunk.
+      const double bytes = static_cast<double>(shape[0]) * static_cast<double>(shape[1]) * (sizeof(T) + 1);
+      if (bytes > static_cast<double>(options.memory_budget_bytes))
+        throw OverflowError("spgemm: a Dense second-order workspace for a " + std::to_string(shape[0]) + " x " +
+                            std::to_string(shape[1]) + " result needs " + std::to_string(bytes) +
+                            " bytes, over memory_budget_bytes; use a sparse policy or raise the budget");
+    }
+    std::vector<SortedChunk<T, 2>> chunks;
+    const std::string region = std::string("tessera::spgemm[") + (rowwise ? "rowwise" : "outer") +
+                               (row_major_out ? "" : ",transposed") + "," + workspace::policy_name<P> + "]";
+    Kokkos::Profiling::pushRegion(region);
+    if constexpr (rowwise && row_major_out)
+      chunks = impl::spgemm_rowwise<P, T>(space, a, A.decompose().levels[1].pos, b, options.ism, report);
+    else if constexpr (rowwise)
+      chunks = impl::spgemm_second_order<P, impl::SecondOrderVariant::RowWiseColumnMajorOut, T>(space, a, b,
+                                                                                                options.ism, report);
+    else if constexpr (row_major_out)
+      chunks = impl::spgemm_second_order<P, impl::SecondOrderVariant::OuterRowMajorOut, T>(space, a, b, options.ism,
+                                                                                           report);
+    else
+      chunks = impl::spgemm_second_order<P, impl::SecondOrderVariant::OuterColumnMajorOut, T>(space, a, b,
+                                                                                              options.ism, report);
+    auto C = assemble<T, OutEnc>(shape, chunks, space);
+    Kokkos::Profiling::popRegion();
+    return C;
+  });
+}
+
+// Runs on a default-constructed instance of the operands' execution space.
+template <class Policy = workspace::Auto, class OutEnc = CSR, class T, class EncA, class EncB, class Space>
+Tensor<T, OutEnc, Space> spgemm(const Tensor<T, EncA, Space>& A, const Tensor<T, EncB, Space>& B,
+                                const workspace::Options& options = {}, workspace::Report* report = nullptr) {
+  return spgemm<Policy, OutEnc>(Space(), A, B, options, report);
+}
+
+}  // namespace tessera

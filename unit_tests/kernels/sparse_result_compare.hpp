@@ -1,0 +1,50 @@
+#pragma once
+// Compares a sparse kernel result with a reference HostCoo: the same set of
+// coordinates (exactly: structure is deterministic) and values within a
+// norm-wise tolerance. Both sides are put in lexicographic mode order first,
+// so results stored column-major (CSC, transposed output) compare directly.
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tessera/core/coo.hpp"
+#include "tessera_test/compare.hpp"
+
+namespace tessera_test {
+
+inline tessera::HostCoo<double> lexicographic(const tessera::HostCoo<double>& coo) {
+  const int N = coo.order();
+  std::vector<std::int64_t> ids(coo.nnz());
+  std::iota(ids.begin(), ids.end(), std::int64_t{0});
+  std::stable_sort(ids.begin(), ids.end(), [&](std::int64_t a, std::int64_t b) {
+    return std::lexicographical_compare(coo.coords.begin() + a * N, coo.coords.begin() + (a + 1) * N,
+                                        coo.coords.begin() + b * N, coo.coords.begin() + (b + 1) * N);
+  });
+  tessera::HostCoo<double> out;
+  out.shape = coo.shape;
+  for (std::int64_t id : ids) {
+    out.coords.insert(out.coords.end(), coo.coords.begin() + id * N, coo.coords.begin() + (id + 1) * N);
+    out.values.push_back(coo.values[id]);
+  }
+  return out;
+}
+
+template <class T>
+void expect_same_entries(const tessera::HostCoo<T>& got_any_order, const tessera::HostCoo<double>& ref_any_order,
+                         double tolerance, const std::string& what) {
+  tessera::HostCoo<double> g;
+  g.shape = got_any_order.shape;
+  g.coords = got_any_order.coords;
+  g.values.assign(got_any_order.values.begin(), got_any_order.values.end());
+  const auto got = lexicographic(g), ref = lexicographic(ref_any_order);
+  ASSERT_EQ(got.shape, ref.shape) << what;
+  ASSERT_EQ(got.nnz(), ref.nnz()) << what << ": number of stored entries";
+  ASSERT_TRUE(got.coords == ref.coords) << what << ": stored coordinates differ";
+  EXPECT_LE(relative_error(got.values, ref.values), tolerance) << what;
+}
+
+}  // namespace tessera_test

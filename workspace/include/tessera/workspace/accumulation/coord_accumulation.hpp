@@ -1,0 +1,58 @@
+#pragma once
+// Coord accumulation array: entries are appended as they come (duplicates kept);
+// when full, the slot ids are sorted lexicographically by coordinates (= by key).
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+
+#include "tessera/workspace/growable_array.hpp"
+#include "tessera/workspace/key_space.hpp"
+#include "tessera/workspace/sorted_run.hpp"
+
+namespace tessera::workspace {
+
+template <class T, int N>
+class CoordAccumulation {
+ public:
+  explicit CoordAccumulation(ByteMeter* meter) : keys_(meter), vals_(meter), order_(meter) {}
+
+  void reset(const KeySpace<N>&, std::int64_t capacity) {
+    capacity_ = std::max<std::int64_t>(capacity, 1);
+    keys_.reserve_exact(capacity_);
+    vals_.reserve_exact(capacity_);
+    order_.reserve_exact(capacity_);
+    clear();
+  }
+  bool empty() const { return keys_.empty(); }
+
+  // false: full, nothing inserted.
+  bool insert(std::int64_t key, T v) {
+    if (keys_.size() == capacity_) return false;
+    keys_.push_back(key);
+    vals_.push_back(v);
+    return true;
+  }
+
+  SortedRun<T> sort() {
+    const std::int64_t n = keys_.size();
+    order_.resize(n);
+    std::int32_t* order = order_.data();
+    std::iota(order, order + n, 0);
+    const std::int64_t* keys = keys_.data();
+    std::sort(order, order + n, [keys](std::int32_t a, std::int32_t b) { return keys[a] < keys[b]; });
+    return {keys, vals_.data(), order, n};
+  }
+
+  void clear() {
+    keys_.clear();
+    vals_.clear();
+  }
+
+ private:
+  std::int64_t capacity_ = 1;
+  GrowableArray<std::int64_t> keys_;
+  GrowableArray<T> vals_;
+  GrowableArray<std::int32_t> order_;
+};
+
+}  // namespace tessera::workspace

@@ -1,0 +1,58 @@
+#pragma once
+// Workspace policies: the type a kernel takes to decide how it accumulates the
+// entries it scatters into a compressed result (insert-sort-merge, ISM).
+//   Dense     flag array over the whole output range (Gustavson).
+//   Bucket    accumulation array of L = extent of the first output level buckets, h = i.
+//   Hash      open-addressing table of L = 2^ceil(log2 nnz) slots, h = (i*J + j) mod L.
+//   Coord     append-only coordinate list, lexicographic sort of accumulation ids when full.
+//   Map       one sorted array, kept sorted on every insert (single-array extreme).
+//   SortOnce  one unsorted array, sorted once at the end (single-array extreme).
+//   Auto      Dense or Hash per call, from shapes, an nnz estimate and a memory budget.
+#include <cstdint>
+
+namespace tessera::workspace {
+
+struct Dense {};
+struct Bucket {};
+struct Hash {};
+struct Coord {};
+struct Map {};
+struct SortOnce {};
+struct Auto {};
+
+// Run-time switches of the sparse (ISM) policies, so that an ablation can measure each.
+struct IsmOptions {
+  // Entries the accumulation array holds before it is sorted and merged into the all
+  // array; 0 = sized from the kernel's nnz estimate (capped by max_accumulation).
+  std::int64_t accumulation_capacity = 0;
+  std::int64_t max_accumulation = std::int64_t{1} << 20;
+  // Sort+merge a full accumulation array on a helper thread while insertion goes on
+  // into a second one.
+  bool pipelining = false;
+  // Merge into a retained second all array and swap, instead of a fresh allocation per merge.
+  bool double_buffer = true;
+};
+
+// Per-call choices and what the kernel reports back.
+struct Options {
+  IsmOptions ism;
+  // Upper bound for Dense workspaces (all threads together) when the policy is Auto.
+  std::int64_t memory_budget_bytes = std::int64_t{1} << 30;
+};
+
+struct Report {
+  std::int64_t peak_bytes = 0;  // workspace bytes allocated at peak, all threads together
+  const char* policy = "";      // the policy that ran (Auto's choice)
+};
+
+template <class Policy>
+inline constexpr const char* policy_name = "?";
+template <> inline constexpr const char* policy_name<Dense> = "dense";
+template <> inline constexpr const char* policy_name<Bucket> = "bucket";
+template <> inline constexpr const char* policy_name<Hash> = "hash";
+template <> inline constexpr const char* policy_name<Coord> = "coord";
+template <> inline constexpr const char* policy_name<Map> = "map";
+template <> inline constexpr const char* policy_name<SortOnce> = "sortonce";
+template <> inline constexpr const char* policy_name<Auto> = "auto";
+
+}  // namespace tessera::workspace

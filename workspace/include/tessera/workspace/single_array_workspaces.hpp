@@ -1,0 +1,101 @@
+#pragma once
+// The two single-array extremes the ISM design is compared against: no accumulation
+// array, no merges.
+//   MapWorkspace       one array kept sorted on every insert (binary search + shift).
+//   SortOnceWorkspace  one array appended to, sorted once when drained.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+
+#include "tessera/workspace/growable_array.hpp"
+#include "tessera/workspace/key_space.hpp"
+#include "tessera/workspace/policies.hpp"
+#include "tessera/workspace/sorted_run.hpp"
+
+namespace tessera::workspace {
+
+template <class T, int N>
+class MapWorkspace {
+ public:
+  explicit MapWorkspace(const IsmOptions&) : keys_(&meter_), vals_(&meter_) {}
+  MapWorkspace(const MapWorkspace&) = delete;
+  MapWorkspace& operator=(const MapWorkspace&) = delete;
+
+  void reset(const KeySpace<N>&, std::int64_t) {
+    keys_.clear();
+    vals_.clear();
+  }
+
+  void add(std::int64_t key, T v) {
+    const std::int64_t n = keys_.size();
+    std::int64_t* keys = keys_.data();
+    const std::int64_t at = std::lower_bound(keys, keys + n, key) - keys;
+    if (at < n && keys[at] == key) {
+      vals_[at] += v;
+      return;
+    }
+    keys_.resize(n + 1);
+    vals_.resize(n + 1);
+    keys = keys_.data();
+    std::memmove(keys + at + 1, keys + at, sizeof(std::int64_t) * (n - at));
+    std::memmove(vals_.data() + at + 1, vals_.data() + at, sizeof(T) * (n - at));
+    keys[at] = key;
+    vals_[at] = v;
+  }
+
+  template <class Emit>
+  void drain(Emit&& emit) {
+    for (std::int64_t n = 0; n < keys_.size(); ++n) emit(keys_[n], vals_[n]);
+    keys_.clear();
+    vals_.clear();
+  }
+
+  std::int64_t peak_bytes() const { return meter_.peak(); }
+
+ private:
+  ByteMeter meter_;
+  GrowableArray<std::int64_t> keys_;
+  GrowableArray<T> vals_;
+};
+
+template <class T, int N>
+class SortOnceWorkspace {
+ public:
+  explicit SortOnceWorkspace(const IsmOptions&) : keys_(&meter_), vals_(&meter_), order_(&meter_) {}
+  SortOnceWorkspace(const SortOnceWorkspace&) = delete;
+  SortOnceWorkspace& operator=(const SortOnceWorkspace&) = delete;
+
+  void reset(const KeySpace<N>&, std::int64_t) {
+    keys_.clear();
+    vals_.clear();
+  }
+
+  void add(std::int64_t key, T v) {
+    keys_.push_back(key);
+    vals_.push_back(v);
+  }
+
+  template <class Emit>
+  void drain(Emit&& emit) {
+    const std::int64_t n = keys_.size();
+    order_.resize(n);
+    std::int32_t* order = order_.data();
+    std::iota(order, order + n, 0);
+    const std::int64_t* keys = keys_.data();
+    std::sort(order, order + n, [keys](std::int32_t a, std::int32_t b) { return keys[a] < keys[b]; });
+    SortedRun<T>{keys, vals_.data(), order, n}.for_each_unique(emit);
+    keys_.clear();
+    vals_.clear();
+  }
+
+  std::int64_t peak_bytes() const { return meter_.peak(); }
+
+ private:
+  ByteMeter meter_;
+  GrowableArray<std::int64_t> keys_;
+  GrowableArray<T> vals_;
+  GrowableArray<std::int32_t> order_;
+};
+
+}  // namespace tessera::workspace
