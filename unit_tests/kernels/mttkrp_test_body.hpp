@@ -1,0 +1,128 @@
+#pragma once
+// Shared body of the SpMTTKRP tests; a per-backend file defines TestSpaces.
+// Every workspace policy x factor encodings (sparse CSR, Dense<2>) against
+// tessera::reference::mttkrp on random tensors (heavy and no deduplication, an
+// empty result) and on the real Last.fm tensor.
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "sparse_result_compare.hpp"
+#include "tessera/core/io/tns.hpp"
+#include "tessera/formats/convert.hpp"
+#include "tessera/formats/validate.hpp"
+#include "tessera/kernels/mttkrp/mttkrp.hpp"
+#include "tessera/kernels/mttkrp/reference/mttkrp_reference.hpp"
+#include "tessera_test/data.hpp"
+#include "tessera_test/random_coo.hpp"
+
+namespace {
+
+using tessera::HostCoo;
+namespace ws = tessera::workspace;
+using AllPolicies = std::tuple<ws::Dense, ws::Bucket, ws::Hash, ws::Coord, ws::Map, ws::SortOnce, ws::Auto>;
+
+// A factor as COO plus its dense image and stored-entry mask for the oracle.
+struct Factor {
+  HostCoo<double> coo;
+  std::vector<double> dense;
+  std::vector<char> stored;
+};
+Factor factor_of(HostCoo<double> coo) {
+  Factor f;
+  const std::int64_t J = coo.shape[1];
+  f.dense.assign(coo.shape[0] * J, 0.0);
+  f.stored.assign(coo.shape[0] * J, 0);
+  for (std::int64_t n = 0; n < coo.nnz(); ++n) {
+    f.dense[coo.coord(n, 0) * J + coo.coord(n, 1)] += coo.values[n];
+    f.stored[coo.coord(n, 0) * J + coo.coord(n, 1)] = 1;
+  }
+  f.coo = std::move(coo);
+  return f;
+}
+// nnz random entries, or every entry when nnz < 0.
+Factor make_factor(std::int64_t rows, std::int64_t J, std::int64_t nnz, std::uint64_t seed) {
+  if (nnz >= 0) return factor_of(tessera_test::random_coo({rows, J}, nnz, seed));
+  HostCoo<double> coo;
+  coo.shape = {rows, J};
+  const auto v = tessera_test::random_vector(rows * J, seed);
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t j = 0; j < J; ++j) {
+      coo.coords.insert(coo.coords.end(), {r, j});
+      coo.values.push_back(v[r * J + j]);
+    }
+  return factor_of(coo);
+}
+
+template <class Space, class FactorEnc>
+void check_all(const HostCoo<double>& B, const Factor& C, const Factor& D, const std::string& what) {
+  const std::int64_t J = C.coo.shape[1];
+  const auto ref = tessera::reference::mttkrp(B, C.dense, C.stored, D.dense, D.stored, J);
+  const auto b = tessera::from_coo<double, tessera::CSF<3>, Space>(B);
+  const auto c = tessera::from_coo<double, FactorEnc, Space>(C.coo);
+  const auto d = tessera::from_coo<double, FactorEnc, Space>(D.coo);
+  std::apply(
+      [&](auto... policies) {
+        (
+            [&](auto policy) {
+              using P = decltype(policy);
+              ws::Report report;
+              const auto A = tessera::mttkrp<P>(b, c, d, {}, &report);
+              const std::string label = what + " policy=" + ws::policy_name<P> + " ran=" + report.policy;
+              tessera::validate(A);
+              tessera_test::expect_same_entries(tessera::to_coo(A), ref, tessera_test::tolerance<double>(B.nnz()), label);
+              const auto A_coo = tessera::mttkrp<P, tessera::COO>(b, c, d);
+              tessera_test::expect_same_entries(tessera::to_coo(A_coo), ref, tessera_test::tolerance<double>(B.nnz()),
+                                                label + " COO output");
+            }(policies),
+            ...);
+      },
+      AllPolicies{});
+}
+
+}  // namespace
+
+template <class Space>
+class Mttkrp : public ::testing::Test {};
+TYPED_TEST_SUITE(Mttkrp, TestSpaces);
+
+TYPED_TEST(Mttkrp, RandomSparseAndDenseFactors) {
+  const auto B = tessera_test::random_coo({30, 20, 40}, 2000, 41);
+  check_all<TypeParam, tessera::CSR>(B, make_factor(30, 12, 150, 42), make_factor(20, 12, 100, 43), "sparse factors");
+  check_all<TypeParam, tessera::Dense<2>>(B, make_factor(30, 6, -1, 44), make_factor(20, 6, -1, 45), "dense factors");
+  // Heavy deduplication: every entry of B lands on 3 output rows.
+  auto heavy = tessera_test::random_coo({25, 25, 3}, 3000, 46);
+  check_all<TypeParam, tessera::Dense<2>>(heavy, make_factor(25, 5, -1, 47), make_factor(25, 5, -1, 48), "heavy dedup");
+  // No deduplication: one entry per output row, one column.
+  HostCoo<double> single;
+  single.shape = {10, 10, 100};
+  for (std::int64_t i = 0; i < 100; ++i) {
+    single.coords.insert(single.coords.end(), {i % 10, (i / 10) % 10, i});
+    single.values.push_back(0.5 + 0.01 * static_cast<double>(i));
+  }
+  check_all<TypeParam, tessera::Dense<2>>(single, make_factor(10, 1, -1, 49), make_factor(10, 1, -1, 50), "no dedup");
+  // Empty result: C's and D's stored columns never meet.
+  HostCoo<double> c_only_col0, d_only_col1;
+  c_only_col0.shape = {30, 8};
+  d_only_col1.shape = {20, 8};
+  for (std::int64_t r = 0; r < 30; ++r) {
+    c_only_col0.coords.insert(c_only_col0.coords.end(), {r, 0});
+    c_only_col0.values.push_back(1.0);
+  }
+  for (std::int64_t r = 0; r < 20; ++r) {
+    d_only_col1.coords.insert(d_only_col1.coords.end(), {r, 1});
+    d_only_col1.values.push_back(1.0);
+  }
+  const Factor c = factor_of(c_only_col0), d = factor_of(d_only_col1);
+  check_all<TypeParam, tessera::CSR>(B, c, d, "empty result");
+}
+
+TYPED_TEST(Mttkrp, RealLastfmTensor) {
+  const auto X = tessera::io::read_tns(tessera_test::data_dir() + "/tensors/lastfm_user_artist_tag.tns.gz");
+  ASSERT_EQ(X.order(), 3);
+  check_all<TypeParam, tessera::Dense<2>>(X, make_factor(X.shape[0], 4, -1, 53), make_factor(X.shape[1], 4, -1, 54),
+                                          "lastfm");
+}
