@@ -175,6 +175,8 @@ int main(int argc, char** argv) {
   }
   for (const auto& c : cases) register_case(c);
   benchmark::RunSpecifiedBenchmarks();
+  // The registered benchmarks hold tensors: release them while Kokkos is alive.
+  benchmark::ClearRegisteredBenchmarks();
   benchmark::Shutdown();
   return 0;
 }
