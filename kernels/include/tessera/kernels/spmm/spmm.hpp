@@ -1,6 +1,13 @@
 #pragma once
 // tessera::spmm — C = alpha * A * B + beta * C for a CSR-like tensor A and dense
 // B (K x N), C (M x N) Views of any layout.
+// Algorithms (SpmmOptions::algorithm):
+//   Native            portable Kokkos kernel (impl/spmm_native.hpp), every space;
+//   TensorCore        TCA-SpMM (cuda/spmm_tca.hpp), Kokkos::Cuda, float (TF32), half_t;
+//   CudaCoreRowSplit  CUDA-core warp-per-row kernel, Kokkos::Cuda, float/double/half_t;
+//   Auto              Kokkos::Cuda: what spmm_choose_algorithm() says; other spaces: Native.
+// Asking a host space for a CUDA algorithm throws NotCompiled.
+#include <string>
 #include <type_traits>
 
 #include <Kokkos_Core.hpp>
@@ -9,12 +16,79 @@
 #include "tessera/formats/encoding.hpp"
 #include "tessera/kernels/common/checks.hpp"
 #include "tessera/kernels/spmm/impl/spmm_native.hpp"
+#if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
+#include "tessera/kernels/spmm/cuda/spmm_tca_kokkos.hpp"
+#endif
 
 namespace tessera {
 
+enum class SpmmAlgorithm { Auto, Native, TensorCore, CudaCoreRowSplit };
+
+inline const char* to_string(SpmmAlgorithm a) {
+  switch (a) {
+    case SpmmAlgorithm::Auto: return "Auto";
+    case SpmmAlgorithm::Native: return "Native";
+    case SpmmAlgorithm::TensorCore: return "TensorCore";
+    case SpmmAlgorithm::CudaCoreRowSplit: return "CudaCoreRowSplit";
+  }
+  return "?";
+}
+
+struct SpmmOptions {
+  SpmmAlgorithm algorithm = SpmmAlgorithm::Auto;
+  // float inputs may run through TF32 tensor cores (about 1e-3 relative error) when
+  // Auto chooses; off by default so float results keep fp32 accuracy.
+  bool allow_tf32 = false;
+};
+
+namespace kernels::detail {
+
+template <class Space>
+constexpr bool is_cuda_space_v =
+#if defined(KOKKOS_ENABLE_CUDA)
+    std::is_same_v<Space, Kokkos::Cuda>;
+#else
+    false;
+#endif
+
+#if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
+template <class T, class Space>
+constexpr bool has_tca_v = is_cuda_space_v<Space> && kernels::cuda::tca_value_supported_v<T> &&
+                           std::is_same_v<typename Space::memory_space, Kokkos::CudaSpace>;
+#else
+template <class T, class Space>
+constexpr bool has_tca_v = false;
+#endif
+
+}  // namespace kernels::detail
+
+// The algorithm spmm(A, B, C, opts) will run (Auto resolved), without running it.
+template <class T, class Enc, class Space, class BView, class CView>
+SpmmAlgorithm spmm_choose_algorithm(const Tensor<T, Enc, Space>& A, const BView& B, const CView& C,
+                                    const SpmmOptions& opts = {}) {
+  if (opts.algorithm != SpmmAlgorithm::Auto) return opts.algorithm;
+#if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (kernels::detail::has_tca_v<T, Space>) {
+    if (A.extent(0) == 0 || C.extent(1) == 0) return SpmmAlgorithm::CudaCoreRowSplit;
+    const auto& s = A.decompose();
+    const auto plan = kernels::cuda::TcaPlanCache::get(s.levels[1].pos, A.extent(0));
+    const auto args = kernels::cuda::make_tca_args<T>(1.0, s.levels[1].pos, s.levels[1].crd, s.vals, B, 0.0, C,
+                                                      A.extent(0), A.extent(1));
+    return kernels::cuda::tca_choose(*plan, args, opts.allow_tf32) == kernels::cuda::TcaKernel::TensorCore
+               ? SpmmAlgorithm::TensorCore
+               : SpmmAlgorithm::CudaCoreRowSplit;
+  } else
+#endif
+  {
+    (void)A, (void)B, (void)C;
+    return SpmmAlgorithm::Native;
+  }
+}
+
 template <class T, class Enc, class Space, class BView, class CView>
 void spmm(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, const Tensor<T, Enc, Space>& A,
-          const BView& B, typename Tensor<T, Enc, Space>::value_type beta, const CView& C) {
+          const BView& B, typename Tensor<T, Enc, Space>::value_type beta, const CView& C,
+          const SpmmOptions& opts = {}) {
   static_assert(is_csr_like_v<Enc>, "spmm needs a CSR-like tensor (levels {Dense, Compressed}, row order)");
   static_assert(Kokkos::is_view<BView>::value && BView::rank == 2, "B must be a rank-2 Kokkos::View");
   static_assert(Kokkos::is_view<CView>::value && CView::rank == 2, "C must be a rank-2 Kokkos::View");
@@ -27,15 +101,39 @@ void spmm(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, 
   kernels::require_extent("spmm", "C.extent(0)", C.extent(0), A.extent(0));
   kernels::require_extent("spmm", "C.extent(1)", C.extent(1), B.extent(1));
   const auto& s = A.decompose();
-  Kokkos::Profiling::pushRegion("tessera::spmm[native]");
-  kernels::impl::spmm_native(space, alpha, s.levels[1].pos, s.levels[1].crd, s.vals, B, beta, C, A.extent(0));
-  Kokkos::Profiling::popRegion();
+  const SpmmAlgorithm algorithm = spmm_choose_algorithm(A, B, C, opts);
+  if (algorithm == SpmmAlgorithm::Native) {
+    Kokkos::Profiling::pushRegion("tessera::spmm[native]");
+    kernels::impl::spmm_native(space, alpha, s.levels[1].pos, s.levels[1].crd, s.vals, B, beta, C, A.extent(0));
+    Kokkos::Profiling::popRegion();
+    return;
+  }
+#if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (kernels::detail::has_tca_v<T, Space>) {
+    namespace kc = kernels::cuda;
+    if (A.extent(0) == 0 || C.extent(1) == 0) return;
+    const auto args = kc::make_tca_args<T>(static_cast<double>(alpha), s.levels[1].pos, s.levels[1].crd, s.vals, B,
+                                           static_cast<double>(beta), C, A.extent(0), A.extent(1));
+    const bool tc = algorithm == SpmmAlgorithm::TensorCore;
+    const std::string region = std::string("tessera::spmm[") + to_string(algorithm) + "]";
+    Kokkos::Profiling::pushRegion(region);
+    const auto plan = tc ? kc::TcaPlanCache::get(s.levels[1].pos, A.extent(0)) : nullptr;
+    kc::spmm_tca(plan.get(), tc ? kc::TcaKernel::TensorCore : kc::TcaKernel::CudaCoreRowSplit, args,
+                 space.cuda_stream());
+    Kokkos::Profiling::popRegion();
+  } else
+#endif
+  {
+    throw NotCompiled(std::string("tessera::spmm: algorithm ") + to_string(algorithm) +
+                      " needs Kokkos::Cuda with CUDA kernels compiled in (tessera_kernels_cuda) and a value type "
+                      "float, double or Kokkos::Experimental::half_t");
+  }
 }
 
 template <class T, class Enc, class Space, class BView, class CView>
 void spmm(typename Tensor<T, Enc, Space>::value_type alpha, const Tensor<T, Enc, Space>& A, const BView& B,
-          typename Tensor<T, Enc, Space>::value_type beta, const CView& C) {
-  spmm(Space(), alpha, A, B, beta, C);
+          typename Tensor<T, Enc, Space>::value_type beta, const CView& C, const SpmmOptions& opts = {}) {
+  spmm(Space(), alpha, A, B, beta, C, opts);
 }
 
 }  // namespace tessera

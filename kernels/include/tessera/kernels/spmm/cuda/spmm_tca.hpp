@@ -1,0 +1,113 @@
+#pragma once
+// TCA-SpMM: Tessera's tensor-core CSR x dense SpMM for CUDA, C = alpha*A*B + beta*C.
+// Raw-pointer interface (no Kokkos): the Kokkos front end (tessera::spmm) and the
+// stand-alone perf/check programs in perf_tests/spmm_tca call the same code.
+//
+// Algorithm (kernels/src/spmm/cuda/spmm_tca.cu):
+//   * rows are grouped in windows of kWindowRows = 8 consecutive rows; the nonzeros
+//     of a window are contiguous in CSR, and are walked in chunks of kChunkNnz = 16;
+//   * one MMA computes a (16 B-columns) x (8 window rows) output tile:
+//       MMA-A (16 x 16, M x K) = the chunk's 16 gathered rows of B, restricted to 16
+//                                 columns (staged in shared memory with 16-byte
+//                                 cp.async loads, read back with ldmatrix.trans);
+//       MMA-B (16 x 8,  K x N) = the chunk's values, value k placed in column n
+//                                 iff nonzero k belongs to window row n (one-hot);
+//     so every K slot of every MMA carries a real nonzero whatever the row lengths
+//     (only the window's last chunk is padded), and short rows share MMAs;
+//   * fp16/bf16: mma.m16n8k16 with fp32 accumulation; fp32: TF32 mma.m16n8k8 (two
+//     per chunk); fp64 and any case the plan rejects: the CUDA-core row-split kernel;
+//   * load balance: a window with more than segment_nnz (plan, <= kSegmentNnz) nonzeros is split into
+//     segments (work items) that run on different warps/blocks and accumulate into
+//     an fp32 workspace that a finalize kernel writes out (alpha, beta applied there).
+// The plan (per matrix, depends only on the row offsets) holds the work items.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+namespace tessera::kernels::cuda {
+
+inline constexpr int kWindowRows = 8;
+inline constexpr int kChunkNnz = 16;
+inline constexpr int kSegmentNnz = 512;     // largest work item (nonzeros)
+inline constexpr int kMinSegmentNnz = 32;   // smallest work item the auto segment size picks
+inline constexpr long long kTargetItems = 8192;  // auto segment size aims at about this many items
+
+enum class TcaKernel : int { TensorCore = 0, CudaCoreRowSplit = 1 };
+
+inline const char* to_string(TcaKernel k) {
+  return k == TcaKernel::TensorCore ? "TensorCore" : "CudaCoreRowSplit";
+}
+
+// Element types of the raw interface: float, double, __half, __nv_bfloat16 (passed
+// as these tags so this header needs no CUDA half headers).
+enum class TcaType : int { F32 = 0, F64 = 1, F16 = 2, BF16 = 3 };
+
+struct TcaPlanStats {
+  std::int64_t rows = 0, nnz = 0;
+  std::int64_t windows = 0;        // ceil(rows / kWindowRows)
+  std::int64_t work_items = 0;     // windows + extra segments of split windows
+  std::int64_t split_windows = 0;  // windows with more than kSegmentNnz nonzeros
+  std::int64_t max_row_nnz = 0;
+  double mean_row_nnz = 0;
+  // Fraction of MMA K slots that hold a real nonzero (padding of the last chunk of
+  // each work item is the waste).
+  double chunk_fill = 0;
+  int segment_nnz = 0;  // nonzeros per work item (windows with more are split)
+};
+
+// Per-matrix plan: work items (int4 {first row, nnz begin, nnz end, split id or -1})
+// and the first row of each split window, in device memory.
+class TcaPlan {
+ public:
+  // pos_host: rows + 1 row offsets (host memory). segment_nnz: nonzeros per work item
+  // (multiple of kChunkNnz); <= 0 picks it from nnz (about kTargetItems items, within
+  // [kMinSegmentNnz, kSegmentNnz]) -- measured SLOWER on H100 (geomean 0.45x vs 0.74x of
+  // cuSPARSE, fp16) because split windows pay a per-call workspace allocation and
+  // atomics; kept for experiments. Synchronous; throws CudaError.
+  static std::shared_ptr<const TcaPlan> build(const int* pos_host, std::int64_t rows,
+                                              int segment_nnz = kSegmentNnz);
+
+  const TcaPlanStats& stats() const noexcept { return stats_; }
+  const void* items() const noexcept { return items_.get(); }
+  const int* split_rows() const noexcept { return static_cast<const int*>(split_rows_.get()); }
+  std::string describe() const;
+
+ private:
+  TcaPlanStats stats_;
+  std::shared_ptr<void> items_, split_rows_;
+};
+
+// Dense operand: element (i, j) at ptr[i*row_stride + j*col_stride].
+struct DenseRef {
+  const void* ptr;
+  std::int64_t row_stride, col_stride;
+};
+
+struct TcaArgs {
+  TcaType type;
+  std::int64_t rows, cols, n;   // A is rows x cols, B cols x n, C rows x n
+  const int* pos;               // (rows + 1)
+  const int* crd;               // (nnz)
+  const void* vals;             // (nnz)
+  DenseRef B;                   // (cols x n)
+  void* C;                      // (rows x n), strides below
+  std::int64_t c_row_stride, c_col_stride;
+  double alpha, beta;           // beta == 0: C is not read
+};
+
+// True when the tensor-core kernel can read B in place (row-major, 16-byte aligned
+// rows and base); otherwise spmm_tca packs B into a temporary first.
+bool tca_b_in_place(const TcaArgs& args);
+// Whether the element type has a tensor-core kernel (fp64 does not).
+bool tca_has_tensor_core(TcaType type);
+// The kernel Auto picks: TensorCore when the type has one (fp32 only with allow_tf32),
+// B is usable in place and n >= 16; CudaCoreRowSplit otherwise.
+TcaKernel tca_choose(const TcaPlan& plan, const TcaArgs& args, bool allow_tf32);
+
+// Runs the chosen kernel on `stream`. `plan` may be null for CudaCoreRowSplit.
+// Throws tessera::CudaError on any CUDA failure, tessera::Error on bad arguments.
+void spmm_tca(const TcaPlan* plan, TcaKernel kernel, const TcaArgs& args, cudaStream_t stream);
+
+}  // namespace tessera::kernels::cuda

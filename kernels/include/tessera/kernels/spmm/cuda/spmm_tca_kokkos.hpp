@@ -1,0 +1,99 @@
+#pragma once
+// Kokkos glue for TCA-SpMM: Views -> raw pointers, the per-matrix plan cache, and the
+// Kokkos::Cuda instance's stream. Included by spmm.hpp only in CUDA builds that link
+// tessera_kernels_cuda (TESSERA_HAVE_CUDA_KERNELS).
+#include <map>
+#include <memory>
+#include <mutex>
+#include <type_traits>
+
+#include <Kokkos_Core.hpp>
+
+#include "tessera/core/error.hpp"
+#include "tessera/kernels/spmm/cuda/spmm_tca.hpp"
+
+namespace tessera::kernels::cuda {
+
+template <class T>
+constexpr bool tca_value_supported_v = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                                       std::is_same_v<T, Kokkos::Experimental::half_t>;
+
+template <class T>
+constexpr TcaType tca_type_of() {
+  if constexpr (std::is_same_v<T, float>) return TcaType::F32;
+  else if constexpr (std::is_same_v<T, double>) return TcaType::F64;
+  else return TcaType::F16;  // Kokkos::Experimental::half_t stores a __half
+}
+
+// Plans keyed by the row-offset array they were built from. An entry holds a handle
+// to that array, so its address cannot be reused while the entry lives; entries whose
+// array nobody else holds any more are dropped on the next lookup, and all entries at
+// Kokkos::finalize. A plan depends only on the row offsets (not on values or N).
+class TcaPlanCache {
+ public:
+  template <class PosView>
+  static std::shared_ptr<const TcaPlan> get(const PosView& pos, std::int64_t rows) {
+    static_assert(std::is_same_v<typename PosView::non_const_value_type, int>, "TCA plans need int row offsets");
+    auto& self = instance();
+    std::lock_guard<std::mutex> lock(self.mutex_);
+    for (auto it = self.entries_.begin(); it != self.entries_.end();) {
+      if (it->second.pos.use_count() <= 1) it = self.entries_.erase(it);
+      else ++it;
+    }
+    const void* key = pos.data();
+    auto found = self.entries_.find(key);
+    if (found != self.entries_.end() && found->second.rows == rows && found->second.pos.extent(0) == pos.extent(0))
+      return found->second.plan;
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), pos);
+    Entry e{Kokkos::View<const int*, typename PosView::memory_space>(pos), rows, TcaPlan::build(host.data(), rows)};
+    self.entries_[key] = e;
+    return e.plan;
+  }
+  static std::size_t size() {
+    auto& self = instance();
+    std::lock_guard<std::mutex> lock(self.mutex_);
+    return self.entries_.size();
+  }
+
+ private:
+  struct Entry {
+    Kokkos::View<const int*, Kokkos::CudaSpace> pos;
+    std::int64_t rows;
+    std::shared_ptr<const TcaPlan> plan;
+  };
+  static TcaPlanCache& instance() {
+    static TcaPlanCache* cache = [] {
+      auto* c = new TcaPlanCache();  // never destroyed: Views must be released before finalize
+      Kokkos::push_finalize_hook([c] {
+        std::lock_guard<std::mutex> lock(c->mutex_);
+        c->entries_.clear();
+      });
+      return c;
+    }();
+    return *cache;
+  }
+  std::mutex mutex_;
+  std::map<const void*, Entry> entries_;
+};
+
+template <class T, class PosView, class CrdView, class ValView, class BView, class CView>
+TcaArgs make_tca_args(double alpha, const PosView& pos, const CrdView& crd, const ValView& vals, const BView& B,
+                      double beta, const CView& C, std::int64_t rows, std::int64_t cols) {
+  TcaArgs a{};
+  a.type = tca_type_of<T>();
+  a.rows = rows;
+  a.cols = cols;
+  a.n = static_cast<std::int64_t>(C.extent(1));
+  a.pos = pos.data();
+  a.crd = crd.data();
+  a.vals = vals.data();
+  a.B = DenseRef{B.data(), static_cast<std::int64_t>(B.stride(0)), static_cast<std::int64_t>(B.stride(1))};
+  a.C = C.data();
+  a.c_row_stride = static_cast<std::int64_t>(C.stride(0));
+  a.c_col_stride = static_cast<std::int64_t>(C.stride(1));
+  a.alpha = alpha;
+  a.beta = beta;
+  return a;
+}
+
+}  // namespace tessera::kernels::cuda

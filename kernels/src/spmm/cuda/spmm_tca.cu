@@ -1,0 +1,554 @@
+// TCA-SpMM kernels (see tessera/kernels/spmm/cuda/spmm_tca.hpp for the algorithm).
+// Raw pointers only; every CUDA call and launch is checked and turned into
+// tessera::CudaError.
+#include "tessera/kernels/spmm/cuda/spmm_tca.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "tessera/core/error.hpp"
+
+#define TESSERA_CUDA_CHECK(expr)                                                                         \
+  do {                                                                                                   \
+    const cudaError_t tessera_err_ = (expr);                                                             \
+    if (tessera_err_ != cudaSuccess)                                                                     \
+      throw ::tessera::CudaError(std::string(#expr) + " failed: " + cudaGetErrorString(tessera_err_) +  \
+                                 " (" __FILE__ ":" + std::to_string(__LINE__) + ")");                    \
+  } while (0)
+#define TESSERA_CUDA_CHECK_LAUNCH(what) TESSERA_CUDA_CHECK(cudaGetLastError())
+
+namespace tessera::kernels::cuda {
+namespace {
+
+// ---------------------------------------------------------------------------------
+// Element traits
+template <class T>
+struct Elem;
+template <>
+struct Elem<float> {
+  using acc = float;
+  __device__ static float to_acc(float x) { return x; }
+  __device__ static float from_acc(float x) { return x; }
+};
+template <>
+struct Elem<double> {
+  using acc = double;
+  __device__ static double to_acc(double x) { return x; }
+  __device__ static double from_acc(double x) { return x; }
+};
+template <>
+struct Elem<__half> {
+  using acc = float;
+  __device__ static float to_acc(__half x) { return __half2float(x); }
+  __device__ static __half from_acc(float x) { return __float2half_rn(x); }
+};
+template <>
+struct Elem<__nv_bfloat16> {
+  using acc = float;
+  __device__ static float to_acc(__nv_bfloat16 x) { return __bfloat162float(x); }
+  __device__ static __nv_bfloat16 from_acc(float x) { return __float2bfloat16_rn(x); }
+};
+
+// ---------------------------------------------------------------------------------
+// PTX wrappers (sm_80+)
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+// 16-byte global -> shared copy; src_bytes = 0 zero-fills the destination.
+__device__ __forceinline__ void cp_async_16(void* dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+// Four 8x8 b16 matrices, transposed on load.
+__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p)));
+}
+// SM80_16x8x16_F32F16F16F32_TN
+__device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2], __half) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+// SM80_16x8x16_F32BF16BF16F32_TN
+__device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2],
+                                          __nv_bfloat16) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+// SM80_16x8x8_F32TF32TF32F32_TN
+__device__ __forceinline__ void mma_1688_tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+__device__ __forceinline__ unsigned to_tf32(float x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+}
+template <class T>
+__device__ __forceinline__ unsigned pack2(T lo, T hi) {
+  unsigned short l, h;
+  memcpy(&l, &lo, 2);
+  memcpy(&h, &hi, 2);
+  return static_cast<unsigned>(l) | (static_cast<unsigned>(h) << 16);
+}
+
+// ---------------------------------------------------------------------------------
+// Tensor-core kernel.
+constexpr int kWarps = 4;   // warps per block; each warp runs its own work item
+constexpr int kStages = 3;  // cp.async pipeline depth (chunks in flight per warp)
+
+template <class T, int BN>
+struct TcTile {
+  static constexpr int kVec = 16 / int(sizeof(T));          // elements per 16-byte load
+  static constexpr int kRowStride = BN + 8;                 // staged B row (elements), padded vs bank conflicts
+  static constexpr int kStageElems = kChunkNnz * kRowStride;  // (kChunkNnz, BN) + pad
+  static constexpr int kOutStride = BN + 4;                 // output tile row (floats)
+  static constexpr int kVecPerRow = BN / kVec;
+  static constexpr int kLoadsPerLane = kChunkNnz * kVecPerRow / 32;
+  static constexpr int kWarpSmemBytes = kStages * kStageElems * int(sizeof(T));
+  static_assert(BN % 16 == 0, "BN is a multiple of the MMA M tile");
+  static_assert((kChunkNnz * kVecPerRow) % 32 == 0, "whole loads per lane");
+  static_assert(kWindowRows * kOutStride * 4 <= kStageElems * int(sizeof(T)), "output tile fits one stage");
+  static_assert(kWindowRows == 8 && kChunkNnz == 16, "MMA shape: window rows = N = 8, chunk = K = 16");
+};
+
+struct alignas(16) WorkItem {
+  int row0, begin, end, split;
+};
+
+template <class T, int BN>
+__global__ void __launch_bounds__(kWarps * 32)
+    tca_tensor_core_kernel(const WorkItem* __restrict__ items, int n_items, const int* __restrict__ pos,
+                           const int* __restrict__ crd, const T* __restrict__ vals, const T* __restrict__ B,
+                           long long ldb, T* __restrict__ C, long long ldc_row, long long ldc_col, int rows, int n,
+                           int n_load, float alpha, float beta, float* __restrict__ ws) {
+  using Tile = TcTile<T, BN>;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int item_id = blockIdx.x * kWarps + warp;
+  if (item_id >= n_items) return;  // no block-wide barrier below: warps are independent
+  T* stage = reinterpret_cast<T*>(smem_raw) + warp * kStages * Tile::kStageElems;  // (kStages, 16, kRowStride)
+  const int j0 = blockIdx.y * BN;
+  const WorkItem it = items[item_id];
+  const int g = lane >> 2, t4 = lane & 3;
+
+  // This thread's MMA-B column is window row g: the nonzeros [lo, hi) are its.
+  int lo = it.end, hi = it.end;
+  if (it.row0 + g < rows) {
+    lo = max(__ldg(pos + it.row0 + g), it.begin);
+    hi = min(__ldg(pos + it.row0 + g + 1), it.end);
+  }
+  const int nchunks = (it.end - it.begin + kChunkNnz - 1) / kChunkNnz;
+
+  // Column ids of one chunk: lane k < 16 holds crd of nonzero k (-1 past the end).
+  auto load_crd = [&](int c) -> int {
+    const int p = it.begin + c * kChunkNnz + lane;
+    return (c < nchunks && lane < kChunkNnz && p < it.end) ? __ldg(crd + p) : -1;
+  };
+  // Stage chunk c's gathered B rows: (16 nonzeros) x (BN columns), 16-byte copies.
+  auto issue = [&](int c, int crd_reg) {
+    T* dst = stage + (c % kStages) * Tile::kStageElems;
+#pragma unroll
+    for (int i = 0; i < Tile::kLoadsPerLane; ++i) {
+      const int v = lane + 32 * i;
+      const int k = v / Tile::kVecPerRow, cv = v % Tile::kVecPerRow;
+      const int col = j0 + cv * Tile::kVec;
+      const int kr = __shfl_sync(0xffffffffu, crd_reg, k);
+      const bool ok = kr >= 0 && col < n_load;
+      const T* src = ok ? B + static_cast<long long>(kr) * ldb + col : B;
+      cp_async_16(dst + k * Tile::kRowStride + cv * Tile::kVec, src, ok ? 16 : 0);
+    }
+  };
+  // MMA-B values of chunk c held by this thread: K slots (fp16/bf16) 2t4, 2t4+1, 2t4+8, 2t4+9,
+  // (tf32) t4, t4+4, 8+t4, 12+t4; zero unless the nonzero is in window row g.
+  auto load_vals = [&](int c, float (&v)[4]) {
+    const int base = it.begin + c * kChunkNnz;
+    int off[4];
+    if constexpr (sizeof(T) == 2) {
+      off[0] = 2 * t4; off[1] = 2 * t4 + 1; off[2] = 2 * t4 + 8; off[3] = 2 * t4 + 9;
+    } else {
+      off[0] = t4; off[1] = t4 + 4; off[2] = t4 + 8; off[3] = t4 + 12;
+    }
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const int p = base + off[q];
+      v[q] = (c < nchunks && p >= lo && p < hi) ? Elem<T>::to_acc(vals[p]) : 0.f;
+    }
+  };
+
+  float acc[BN / 16][4];
+#pragma unroll
+  for (int mt = 0; mt < BN / 16; ++mt)
+#pragma unroll
+    for (int q = 0; q < 4; ++q) acc[mt][q] = 0.f;
+
+  // Prologue: chunks 0 .. kStages-2 in flight, crd of the next one in registers.
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < nchunks) issue(s, load_crd(s));
+    cp_async_commit();
+  }
+  int crd_next = load_crd(kStages - 1);
+  float vcur[4];
+  load_vals(0, vcur);
+
+  for (int c = 0; c < nchunks; ++c) {
+    const int cn = c + kStages - 1;
+    if (cn < nchunks) issue(cn, crd_next);
+    cp_async_commit();
+    crd_next = load_crd(cn + 1);
+    float vnext[4];
+    load_vals(c + 1, vnext);
+    cp_async_wait<kStages - 1>();
+    __syncwarp();
+    const T* S = stage + (c % kStages) * Tile::kStageElems;  // (16, kRowStride): S[k][m]
+    if constexpr (sizeof(T) == 2) {
+      const unsigned b[2] = {pack2(Elem<T>::from_acc(vcur[0]), Elem<T>::from_acc(vcur[1])),
+                             pack2(Elem<T>::from_acc(vcur[2]), Elem<T>::from_acc(vcur[3]))};
+      // ldmatrix.trans row addresses: matrices (m 0-7,k 0-7), (m 8-15,k 0-7), (m 0-7,k 8-15), (m 8-15,k 8-15)
+      const int lk = (lane & 7) + ((lane >> 4) << 3), lm = ((lane >> 3) & 1) * 8;
+#pragma unroll
+      for (int mt = 0; mt < BN / 16; ++mt) {
+        unsigned a[4];
+        ldmatrix_x4_trans(a, S + lk * Tile::kRowStride + mt * 16 + lm);
+        mma_16816(acc[mt], a, b, T());
+      }
+    } else {
+      // MMA rows are permuted so that one 16-byte LDS feeds two m-tiles: in each 32-column
+      // pair of tiles (2p, 2p+1), MMA row g / g+8 of tile 2p+h reads column 4g+2h / 4g+2h+1.
+#pragma unroll
+      for (int kk = 0; kk < 2; ++kk) {
+        const unsigned b[2] = {to_tf32(vcur[2 * kk]), to_tf32(vcur[2 * kk + 1])};
+        const float* Sk = reinterpret_cast<const float*>(S) + (kk * 8 + t4) * Tile::kRowStride;
+#pragma unroll
+        for (int pr = 0; pr < BN / 32; ++pr) {
+          const float4 lo = *reinterpret_cast<const float4*>(Sk + pr * 32 + 4 * g);
+          const float4 hi = *reinterpret_cast<const float4*>(Sk + 4 * Tile::kRowStride + pr * 32 + 4 * g);
+          const unsigned a0[4] = {to_tf32(lo.x), to_tf32(lo.y), to_tf32(hi.x), to_tf32(hi.y)};
+          const unsigned a1[4] = {to_tf32(lo.z), to_tf32(lo.w), to_tf32(hi.z), to_tf32(hi.w)};
+          mma_1688_tf32(acc[2 * pr], a0, b);
+          mma_1688_tf32(acc[2 * pr + 1], a1, b);
+        }
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < 4; ++q) vcur[q] = vnext[q];
+    __syncwarp();
+  }
+  cp_async_wait<0>();
+  __syncwarp();
+
+  // Epilogue: accumulators (m = column g / g+8, n = window row 2t4 / 2t4+1) -> O[row][col] in
+  // shared memory, then coalesced stores along rows.
+  float* O = reinterpret_cast<float*>(stage);  // (kWindowRows, kOutStride)
+#pragma unroll
+  for (int mt = 0; mt < BN / 16; ++mt) {
+    // column of MMA rows g and g+8 (fp16/bf16: natural order; tf32: the permuted one above)
+    const int c_lo = sizeof(T) == 2 ? mt * 16 + g : (mt / 2) * 32 + 4 * g + 2 * (mt % 2);
+    const int c_hi = sizeof(T) == 2 ? mt * 16 + g + 8 : c_lo + 1;
+    O[(2 * t4) * Tile::kOutStride + c_lo] = acc[mt][0];
+    O[(2 * t4 + 1) * Tile::kOutStride + c_lo] = acc[mt][1];
+    O[(2 * t4) * Tile::kOutStride + c_hi] = acc[mt][2];
+    O[(2 * t4 + 1) * Tile::kOutStride + c_hi] = acc[mt][3];
+  }
+  __syncwarp();
+  for (int idx = lane; idx < kWindowRows * BN; idx += 32) {
+    const int r = idx / BN, cc = idx % BN;
+    const int row = it.row0 + r, col = j0 + cc;
+    if (row >= rows || col >= n) continue;
+    const float v = O[r * Tile::kOutStride + cc];
+    if (it.split >= 0) {
+      atomicAdd(ws + (static_cast<long long>(it.split) * kWindowRows + r) * n + col, v);
+    } else {
+      T* out = C + row * ldc_row + col * ldc_col;
+      float y = alpha * v;
+      if (beta != 0.f) y += beta * Elem<T>::to_acc(*out);
+      *out = Elem<T>::from_acc(y);
+    }
+  }
+}
+
+// C rows of split windows = alpha * ws + beta * C.
+template <class T>
+__global__ void tca_finalize_kernel(const int* __restrict__ split_rows, long long n_split, const float* __restrict__ ws,
+                                    T* __restrict__ C, long long ldc_row, long long ldc_col, int rows, int n,
+                                    float alpha, float beta) {
+  const long long total = n_split * kWindowRows * n;
+  for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;
+       idx += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long s = idx / (static_cast<long long>(kWindowRows) * n);
+    const int r = static_cast<int>((idx / n) % kWindowRows), col = static_cast<int>(idx % n);
+    const int row = split_rows[s] + r;
+    if (row >= rows) continue;
+    T* out = C + row * ldc_row + col * ldc_col;
+    float y = alpha * ws[idx];
+    if (beta != 0.f) y += beta * Elem<T>::to_acc(*out);
+    *out = Elem<T>::from_acc(y);
+  }
+}
+
+// B (any strides) -> row-major Bp with ld = n_pad (multiple of 16 bytes), zero padding.
+template <class T>
+__global__ void tca_pack_b_kernel(const T* __restrict__ B, long long ldb_row, long long ldb_col, T* __restrict__ Bp,
+                                  long long k_rows, int n, int n_pad) {
+  const long long total = k_rows * n_pad;
+  for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;
+       idx += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long k = idx / n_pad;
+    const int j = static_cast<int>(idx % n_pad);
+    Bp[idx] = j < n ? B[k * ldb_row + j * ldb_col] : Elem<T>::from_acc(0);
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// CUDA-core row-split kernel: one warp per (row, 32-column block); the row's nonzeros
+// are read 32 at a time, one per lane, and broadcast with shuffles. Any strides.
+template <class T>
+__global__ void tca_row_split_kernel(const int* __restrict__ pos, const int* __restrict__ crd,
+                                     const T* __restrict__ vals, const T* __restrict__ B, long long ldb_row,
+                                     long long ldb_col, T* __restrict__ C, long long ldc_row, long long ldc_col,
+                                     int rows, int n, typename Elem<T>::acc alpha, typename Elem<T>::acc beta) {
+  using Acc = typename Elem<T>::acc;
+  const int lane = threadIdx.x & 31;
+  const int col_blocks = (n + 31) / 32;
+  const long long gw = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) >> 5;
+  if (gw >= static_cast<long long>(rows) * col_blocks) return;
+  const int row = static_cast<int>(gw / col_blocks), col = static_cast<int>(gw % col_blocks) * 32 + lane;
+  const int begin = __ldg(pos + row), end = __ldg(pos + row + 1);
+  Acc acc = 0;
+  for (int p = begin; p < end; p += 32) {
+    const int my = p + lane;
+    const int k_l = my < end ? __ldg(crd + my) : 0;
+    const Acc v_l = my < end ? Elem<T>::to_acc(vals[my]) : Acc(0);
+    const int cnt = min(32, end - p);
+    for (int q = 0; q < cnt; ++q) {
+      const int k = __shfl_sync(0xffffffffu, k_l, q);
+      const Acc v = __shfl_sync(0xffffffffu, v_l, q);
+      if (col < n) acc += v * Elem<T>::to_acc(B[k * ldb_row + col * ldb_col]);
+    }
+  }
+  if (col < n) {
+    T* out = C + row * ldc_row + col * ldc_col;
+    Acc y = alpha * acc;
+    if (beta != Acc(0)) y += beta * Elem<T>::to_acc(*out);
+    *out = Elem<T>::from_acc(y);
+  }
+}
+
+// ---------------------------------------------------------------------------------
+std::size_t elem_size(TcaType t) {
+  switch (t) {
+    case TcaType::F32: return 4;
+    case TcaType::F64: return 8;
+    default: return 2;
+  }
+}
+
+template <class T>
+struct DeviceBuffer {
+  T* ptr = nullptr;
+  cudaStream_t stream;
+  DeviceBuffer(std::size_t count, cudaStream_t s) : stream(s) {
+    if (count) TESSERA_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr), count * sizeof(T), stream));
+  }
+  ~DeviceBuffer() {
+    if (ptr) cudaFreeAsync(ptr, stream);
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+};
+
+template <class T, int BN>
+void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long long ldb, int n_load,
+                        float* ws, cudaStream_t stream) {
+  using Tile = TcTile<T, BN>;
+  const int smem = kWarps * Tile::kWarpSmemBytes;
+  static bool configured = false;  // per instantiation; the attribute is per function and device-wide
+  if (!configured) {
+    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(tca_tensor_core_kernel<T, BN>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    configured = true;
+  }
+  const auto n_items = plan.stats().work_items;
+  const dim3 grid(static_cast<unsigned>((n_items + kWarps - 1) / kWarps),
+                  static_cast<unsigned>((a.n + BN - 1) / BN));
+  tca_tensor_core_kernel<T, BN><<<grid, kWarps * 32, smem, stream>>>(
+      static_cast<const WorkItem*>(plan.items()), static_cast<int>(n_items), a.pos, a.crd,
+      static_cast<const T*>(a.vals), B, ldb, static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride,
+      static_cast<int>(a.rows), static_cast<int>(a.n), n_load, static_cast<float>(a.alpha),
+      static_cast<float>(a.beta), ws);
+  TESSERA_CUDA_CHECK_LAUNCH("tca_tensor_core_kernel");
+}
+
+template <class T>
+void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream) {
+  const auto& st = plan.stats();
+  const int vec = 16 / static_cast<int>(sizeof(T));
+  const T* B = static_cast<const T*>(a.B.ptr);
+  long long ldb = a.B.row_stride;
+  int n_load = static_cast<int>(a.n);
+  DeviceBuffer<T> packed(tca_b_in_place(a) ? 0 : static_cast<std::size_t>(a.cols) * ((a.n + vec - 1) / vec * vec),
+                         stream);
+  if (packed.ptr) {
+    n_load = static_cast<int>((a.n + vec - 1) / vec * vec);
+    const long long total = a.cols * static_cast<long long>(n_load);
+    const int blocks = static_cast<int>(std::min<long long>((total + 255) / 256, 65535));
+    if (total > 0) {
+      tca_pack_b_kernel<T><<<blocks, 256, 0, stream>>>(B, a.B.row_stride, a.B.col_stride, packed.ptr, a.cols,
+                                                       static_cast<int>(a.n), n_load);
+      TESSERA_CUDA_CHECK_LAUNCH("tca_pack_b_kernel");
+    }
+    B = packed.ptr;
+    ldb = n_load;
+  }
+  const std::size_t ws_count = static_cast<std::size_t>(st.split_windows) * kWindowRows * a.n;
+  DeviceBuffer<float> ws(ws_count, stream);
+  if (ws_count) TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, ws_count * sizeof(float), stream));
+  if (a.n <= 32)
+    launch_tensor_core<T, 32>(plan, a, B, ldb, n_load, ws.ptr, stream);
+  else
+    launch_tensor_core<T, 64>(plan, a, B, ldb, n_load, ws.ptr, stream);
+  if (ws_count) {
+    const int blocks = static_cast<int>(std::min<long long>((ws_count + 255) / 256, 65535));
+    tca_finalize_kernel<T><<<blocks, 256, 0, stream>>>(plan.split_rows(), st.split_windows, ws.ptr,
+                                                       static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride,
+                                                       static_cast<int>(a.rows), static_cast<int>(a.n),
+                                                       static_cast<float>(a.alpha), static_cast<float>(a.beta));
+    TESSERA_CUDA_CHECK_LAUNCH("tca_finalize_kernel");
+  }
+}
+
+template <class T>
+void run_row_split(const TcaArgs& a, cudaStream_t stream) {
+  using Acc = typename Elem<T>::acc;
+  const long long warps = a.rows * ((a.n + 31) / 32);
+  const long long blocks = (warps + 7) / 8;
+  if (blocks > 0x7fffffffLL) throw Error("spmm_tca: problem too large for the row-split grid");
+  tca_row_split_kernel<T><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
+      a.pos, a.crd, static_cast<const T*>(a.vals), static_cast<const T*>(a.B.ptr), a.B.row_stride,
+      a.B.col_stride, static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride, static_cast<int>(a.rows),
+      static_cast<int>(a.n), static_cast<Acc>(a.alpha), static_cast<Acc>(a.beta));
+  TESSERA_CUDA_CHECK_LAUNCH("tca_row_split_kernel");
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------
+std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t rows, int segment_nnz) {
+  auto plan = std::shared_ptr<TcaPlan>(new TcaPlan());
+  TcaPlanStats& st = plan->stats_;
+  st.rows = rows;
+  st.nnz = rows > 0 ? pos_host[rows] : 0;
+  std::vector<WorkItem> items;
+  std::vector<int> split_rows;
+  long long padded = 0;
+  if (segment_nnz <= 0) {  // auto: about kTargetItems work items, so small matrices still fill the GPU
+    const long long target = st.nnz / kTargetItems;
+    segment_nnz = static_cast<int>(std::clamp<long long>((target + kChunkNnz - 1) / kChunkNnz * kChunkNnz,
+                                                         kMinSegmentNnz, kSegmentNnz));
+  }
+  if (segment_nnz % kChunkNnz != 0) throw Error("TcaPlan: segment_nnz must be a multiple of kChunkNnz");
+  st.segment_nnz = segment_nnz;
+  for (std::int64_t r = 0; r < rows; ++r) st.max_row_nnz = std::max<std::int64_t>(st.max_row_nnz, pos_host[r + 1] - pos_host[r]);
+  for (std::int64_t r0 = 0; r0 < rows; r0 += kWindowRows) {
+    const int b = pos_host[r0], e = pos_host[std::min<std::int64_t>(r0 + kWindowRows, rows)];
+    const int cnt = e - b;
+    const int nseg = cnt <= segment_nnz ? 1 : (cnt + segment_nnz - 1) / segment_nnz;
+    const int split = nseg > 1 ? static_cast<int>(split_rows.size()) : -1;
+    if (nseg > 1) split_rows.push_back(static_cast<int>(r0));
+    for (int s = 0; s < nseg; ++s) {
+      const int sb = b + s * segment_nnz, se = std::min(e, sb + segment_nnz);
+      items.push_back({static_cast<int>(r0), sb, se, split});
+      padded += (se - sb + kChunkNnz - 1) / kChunkNnz * kChunkNnz;
+    }
+    ++st.windows;
+  }
+  st.work_items = static_cast<std::int64_t>(items.size());
+  st.split_windows = static_cast<std::int64_t>(split_rows.size());
+  st.mean_row_nnz = rows > 0 ? static_cast<double>(st.nnz) / rows : 0.0;
+  st.chunk_fill = padded > 0 ? static_cast<double>(st.nnz) / padded : 1.0;
+  auto upload = [](const void* src, std::size_t bytes) -> std::shared_ptr<void> {
+    if (bytes == 0) return nullptr;
+    void* p = nullptr;
+    TESSERA_CUDA_CHECK(cudaMalloc(&p, bytes));
+    std::shared_ptr<void> owned(p, [](void* q) { cudaFree(q); });
+    TESSERA_CUDA_CHECK(cudaMemcpy(p, src, bytes, cudaMemcpyHostToDevice));
+    return owned;
+  };
+  plan->items_ = upload(items.data(), items.size() * sizeof(WorkItem));
+  plan->split_rows_ = upload(split_rows.data(), split_rows.size() * sizeof(int));
+  return plan;
+}
+
+std::string TcaPlan::describe() const {
+  char buf[320];
+  std::snprintf(buf, sizeof(buf),
+                "TcaPlan{rows=%lld nnz=%lld windows=%lld work_items=%lld split_windows=%lld max_row_nnz=%lld "
+                "mean_row_nnz=%.2f chunk_fill=%.3f segment_nnz=%d}",
+                static_cast<long long>(stats_.rows), static_cast<long long>(stats_.nnz),
+                static_cast<long long>(stats_.windows), static_cast<long long>(stats_.work_items),
+                static_cast<long long>(stats_.split_windows), static_cast<long long>(stats_.max_row_nnz),
+                stats_.mean_row_nnz, stats_.chunk_fill, stats_.segment_nnz);
+  return buf;
+}
+
+bool tca_has_tensor_core(TcaType type) { return type != TcaType::F64; }
+
+bool tca_b_in_place(const TcaArgs& a) {
+  const long long vec = 16 / static_cast<long long>(elem_size(a.type));
+  return a.B.col_stride == 1 && a.B.row_stride % vec == 0 && a.n % vec == 0 &&
+         reinterpret_cast<std::uintptr_t>(a.B.ptr) % 16 == 0;
+}
+
+TcaKernel tca_choose(const TcaPlan& plan, const TcaArgs& a, bool allow_tf32) {
+  (void)plan;
+  if (!tca_has_tensor_core(a.type)) return TcaKernel::CudaCoreRowSplit;
+  if (a.type == TcaType::F32 && !allow_tf32) return TcaKernel::CudaCoreRowSplit;
+  if (a.n < 16 || !tca_b_in_place(a)) return TcaKernel::CudaCoreRowSplit;
+  return TcaKernel::TensorCore;
+}
+
+void spmm_tca(const TcaPlan* plan, TcaKernel kernel, const TcaArgs& a, cudaStream_t stream) {
+  if (a.rows < 0 || a.cols < 0 || a.n < 0) throw Error("spmm_tca: negative extent");
+  if (a.rows > 0x7fffffffLL || a.n > 0x7fffffffLL) throw Error("spmm_tca: extent does not fit int");
+  if (a.rows == 0 || a.n == 0) return;
+  if (kernel == TcaKernel::TensorCore) {
+    if (!plan) throw Error("spmm_tca: the tensor-core kernel needs a plan");
+    if (plan->stats().rows != a.rows) throw Error("spmm_tca: plan was built for another matrix");
+    switch (a.type) {
+      case TcaType::F32: return run_tensor_core<float>(*plan, a, stream);
+      case TcaType::F16: return run_tensor_core<__half>(*plan, a, stream);
+      case TcaType::BF16: return run_tensor_core<__nv_bfloat16>(*plan, a, stream);
+      case TcaType::F64: throw NotCompiled("spmm_tca: fp64 has no tensor-core kernel (use CudaCoreRowSplit)");
+    }
+  }
+  switch (a.type) {
+    case TcaType::F32: return run_row_split<float>(a, stream);
+    case TcaType::F64: return run_row_split<double>(a, stream);
+    case TcaType::F16: return run_row_split<__half>(a, stream);
+    case TcaType::BF16: return run_row_split<__nv_bfloat16>(a, stream);
+  }
+}
+
+}  // namespace tessera::kernels::cuda

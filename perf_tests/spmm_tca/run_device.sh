@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: build (or use carried binaries), correctness sweep,
+# compute-sanitizer memcheck on a subset, benchmark. Logs under $OUT (or ./tca_out).
+# Usage: run_device.sh [matrix_dir=.tca_data] [prebuilt_dir=.tca_build] [parts=check,memcheck,bench]
+set -uo pipefail
+data=${1:-.tca_data}; pre=${2:-.tca_build}; parts=${3:-check,memcheck,bench}
+out=${OUT:-./tca_out}; mkdir -p "$out"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
+bin=/tmp/tca_bin
+if perf_tests/spmm_tca/build.sh "$bin" > "$out/build.log" 2>&1; then echo "built on device"; else
+  echo "device build failed (see build.log), using carried binaries"; bin=$pre; fi
+if [[ $parts == *check* ]]; then
+  timeout 240 "$bin/spmm_tca_check" "$data" > "$out/check.log" 2>&1; echo "check rc=$?"
+  grep -E "FAIL|ERROR|TOTAL" "$out/check.log" | tail -15
+fi
+if [[ $parts == *memcheck* ]]; then
+  timeout 200 compute-sanitizer --tool memcheck --error-exitcode 3 "$bin/spmm_tca_check" "$data" --quick \
+    > "$out/memcheck.log" 2>&1; echo "memcheck rc=$?"; tail -4 "$out/memcheck.log"
+fi
+if [[ $parts == *bench* ]]; then
+  timeout 300 "$bin/spmm_tca_bench" "$data" > "$out/bench.md" 2>&1; echo "bench rc=$?"
+  grep -E "SUMMARY|ERROR|^\| (fp16|tf32)" "$out/bench.md"
+fi

@@ -1,0 +1,263 @@
+// TCA-SpMM vs cuSPARSE SpMM, same process, same device data.
+//   fp16: A, B, C half, fp32 accumulation (cuSPARSE: CUDA_R_16F, compute CUDA_R_32F)
+//   fp32: ours through TF32 tensor cores; cuSPARSE CUDA_R_32F with compute CUDA_R_32F
+//         (cuSPARSE SpMM has no TF32 compute type for CSR; noted in the table).
+// cuSPARSE: every CSR algorithm enum (DEFAULT, CSR_ALG1/2/3) with row-major and
+// column-major dense operands; the fastest valid one is the baseline.
+// Timing: CUDA events around each call, L2 flushed (a 2x L2 memset) before every rep,
+// median of --reps (default 25) after 3 warm-ups. Prints a Markdown table.
+// DRAM floor: (pos + crd + vals + B + C written once) / measured copy bandwidth.
+// Usage: spmm_tca_bench [matrix_dir] [--reps R] [--n 32,64,...] [--synthetic-only]
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cusparse.h>
+
+#include <cstring>
+#include <map>
+#include <sstream>
+
+#include "tca_harness.hpp"
+#include "tessera/kernels/spmm/cuda/spmm_tca.hpp"
+
+namespace kc = tessera::kernels::cuda;
+using namespace tca_harness;
+
+#define CUSPARSE_CHECK(expr)                                                                 \
+  do {                                                                                       \
+    const cusparseStatus_t s_ = (expr);                                                      \
+    if (s_ != CUSPARSE_STATUS_SUCCESS)                                                       \
+      throw std::runtime_error(std::string(#expr) + ": " + cusparseGetErrorString(s_));     \
+  } while (0)
+
+namespace {
+
+int reps = 25;
+void* flush_buf = nullptr;
+std::size_t flush_bytes = 0;
+cudaEvent_t ev0, ev1;
+
+template <class F>
+double time_ms(F&& f) {
+  for (int w = 0; w < 3; ++w) f();
+  HARNESS_CHECK(cudaDeviceSynchronize());
+  std::vector<float> t;
+  for (int r = 0; r < reps; ++r) {
+    HARNESS_CHECK(cudaMemsetAsync(flush_buf, r & 0xff, flush_bytes));
+    HARNESS_CHECK(cudaEventRecord(ev0));
+    f();
+    HARNESS_CHECK(cudaEventRecord(ev1));
+    HARNESS_CHECK(cudaEventSynchronize(ev1));
+    float ms;
+    HARNESS_CHECK(cudaEventElapsedTime(&ms, ev0, ev1));
+    t.push_back(ms);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+double measure_copy_bw() {  // bytes read + written per second
+  const std::size_t bytes = 1ull << 30;
+  void *a, *b;
+  HARNESS_CHECK(cudaMalloc(&a, bytes));
+  HARNESS_CHECK(cudaMalloc(&b, bytes));
+  HARNESS_CHECK(cudaMemset(a, 1, bytes));
+  const double ms = time_ms([&] { HARNESS_CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); });
+  cudaFree(a);
+  cudaFree(b);
+  return 2.0 * bytes / (ms * 1e-3);
+}
+
+struct Result {
+  double ours_ms = 0, cusp_ms = 0;
+  std::string cusp_alg;
+  double floor_ms = 0;
+};
+
+template <class T>
+T from_double(double x) {
+  if constexpr (std::is_same_v<T, __half>) return __double2half(x);
+  else return static_cast<T>(x);
+}
+
+template <class T>
+Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, cusparseHandle_t handle) {
+  const bool half = std::is_same_v<T, __half>;
+  std::mt19937_64 rng(42);
+  std::vector<T> hv(A.nnz()), hB(A.cols * n);
+  for (std::int64_t p = 0; p < A.nnz(); ++p) hv[p] = from_double<T>(A.val[p]);
+  for (auto& x : hB) x = from_double<T>(rand_val(rng));
+  int *dpos, *dcrd;
+  T *dval, *dB, *dC;
+  HARNESS_CHECK(cudaMalloc(&dpos, A.pos.size() * 4));
+  HARNESS_CHECK(cudaMalloc(&dcrd, std::max<std::size_t>(A.crd.size(), 1) * 4));
+  HARNESS_CHECK(cudaMalloc(&dval, std::max<std::size_t>(hv.size(), 1) * sizeof(T)));
+  HARNESS_CHECK(cudaMalloc(&dB, hB.size() * sizeof(T)));
+  HARNESS_CHECK(cudaMalloc(&dC, A.rows * n * sizeof(T)));
+  HARNESS_CHECK(cudaMemcpy(dpos, A.pos.data(), A.pos.size() * 4, cudaMemcpyHostToDevice));
+  HARNESS_CHECK(cudaMemcpy(dcrd, A.crd.data(), A.crd.size() * 4, cudaMemcpyHostToDevice));
+  HARNESS_CHECK(cudaMemcpy(dval, hv.data(), hv.size() * sizeof(T), cudaMemcpyHostToDevice));
+  HARNESS_CHECK(cudaMemcpy(dB, hB.data(), hB.size() * sizeof(T), cudaMemcpyHostToDevice));
+
+  Result res;
+  const double bytes = (A.rows + 1) * 4.0 + A.nnz() * (4.0 + sizeof(T)) + (A.cols + A.rows) * double(n) * sizeof(T);
+  res.floor_ms = bytes / bw * 1e3;
+
+  kc::TcaArgs a{};
+  a.type = half ? kc::TcaType::F16 : kc::TcaType::F32;
+  a.rows = A.rows;
+  a.cols = A.cols;
+  a.n = n;
+  a.pos = dpos;
+  a.crd = dcrd;
+  a.vals = dval;
+  a.B = kc::DenseRef{dB, n, 1};
+  a.C = dC;
+  a.c_row_stride = n;
+  a.c_col_stride = 1;
+  a.alpha = 1.0;
+  a.beta = 0.0;
+  res.ours_ms = time_ms([&] { kc::spmm_tca(&plan, kc::TcaKernel::TensorCore, a, nullptr); });
+
+  // cuSPARSE: best over algorithms and dense orders.
+  const cudaDataType dt = half ? CUDA_R_16F : CUDA_R_32F;
+  cusparseSpMatDescr_t matA;
+  CUSPARSE_CHECK(cusparseCreateCsr(&matA, A.rows, A.cols, A.nnz(), dpos, dcrd, dval, CUSPARSE_INDEX_32I,
+                                   CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, dt));
+  const float alpha = 1.f, beta = 0.f;
+  res.cusp_ms = 1e30;
+  const std::pair<cusparseSpMMAlg_t, const char*> algs[] = {{CUSPARSE_SPMM_ALG_DEFAULT, "DEFAULT"},
+                                                            {CUSPARSE_SPMM_CSR_ALG1, "CSR_ALG1"},
+                                                            {CUSPARSE_SPMM_CSR_ALG2, "CSR_ALG2"},
+                                                            {CUSPARSE_SPMM_CSR_ALG3, "CSR_ALG3"}};
+  for (cusparseOrder_t order : {CUSPARSE_ORDER_ROW, CUSPARSE_ORDER_COL}) {
+    const bool row = order == CUSPARSE_ORDER_ROW;
+    cusparseDnMatDescr_t matB, matC;
+    CUSPARSE_CHECK(cusparseCreateDnMat(&matB, A.cols, n, row ? n : A.cols, dB, dt, order));
+    CUSPARSE_CHECK(cusparseCreateDnMat(&matC, A.rows, n, row ? n : A.rows, dC, dt, order));
+    for (const auto& entry : algs) {
+      const cusparseSpMMAlg_t alg = entry.first;
+      const char* name = entry.second;
+      std::size_t ws_bytes = 0;
+      if (cusparseSpMM_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
+                                  matA, matB, &beta, matC, CUDA_R_32F, alg, &ws_bytes) != CUSPARSE_STATUS_SUCCESS)
+        continue;
+      void* ws = nullptr;
+      if (ws_bytes) HARNESS_CHECK(cudaMalloc(&ws, ws_bytes));
+      bool ok = true;
+      if (alg == CUSPARSE_SPMM_CSR_ALG3)
+        ok = cusparseSpMM_preprocess(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                     &alpha, matA, matB, &beta, matC, CUDA_R_32F, alg, ws) == CUSPARSE_STATUS_SUCCESS;
+      if (ok)
+        ok = cusparseSpMM(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, matA,
+                          matB, &beta, matC, CUDA_R_32F, alg, ws) == CUSPARSE_STATUS_SUCCESS;
+      HARNESS_CHECK(cudaDeviceSynchronize());
+      if (ok) {
+        const double ms = time_ms([&] {
+          CUSPARSE_CHECK(cusparseSpMM(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                      &alpha, matA, matB, &beta, matC, CUDA_R_32F, alg, ws));
+        });
+        if (ms < res.cusp_ms) {
+          res.cusp_ms = ms;
+          res.cusp_alg = std::string(name) + (row ? "/row" : "/col");
+        }
+      }
+      if (ws) cudaFree(ws);
+    }
+    cusparseDestroyDnMat(matB);
+    cusparseDestroyDnMat(matC);
+  }
+  cusparseDestroySpMat(matA);
+  cudaFree(dpos);
+  cudaFree(dcrd);
+  cudaFree(dval);
+  cudaFree(dB);
+  cudaFree(dC);
+  return res;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir = ".tca_data";
+  std::vector<std::int64_t> ns{32, 64, 128, 256};
+  bool synthetic_only = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--n") && i + 1 < argc) {
+      ns.clear();
+      std::stringstream ss(argv[++i]);
+      std::string tok;
+      while (std::getline(ss, tok, ',')) ns.push_back(std::stoll(tok));
+    } else if (!std::strcmp(argv[i], "--synthetic-only")) synthetic_only = true;
+    else dir = argv[i];
+  }
+  try {
+    cudaDeviceProp prop;
+    HARNESS_CHECK(cudaGetDeviceProperties(&prop, 0));
+    flush_bytes = 2ull * prop.l2CacheSize;
+    HARNESS_CHECK(cudaMalloc(&flush_buf, flush_bytes));
+    HARNESS_CHECK(cudaEventCreate(&ev0));
+    HARNESS_CHECK(cudaEventCreate(&ev1));
+    const double bw = measure_copy_bw();
+    cusparseHandle_t handle;
+    CUSPARSE_CHECK(cusparseCreate(&handle));
+    std::printf("# TCA-SpMM vs cuSPARSE on %s (%d SMs, L2 %d MB), copy bandwidth %.0f GB/s, reps %d\n\n", prop.name,
+                prop.multiProcessorCount, prop.l2CacheSize >> 20, bw / 1e9, reps);
+
+    std::vector<Csr> mats;
+    mats.push_back(uniform("syn_uniform_200k_d16", 200000, 200000, 16, 11));
+    mats.push_back(power_law("syn_powerlaw_200k", 200000, 200000, 1.1, 20000, 12));
+    mats.push_back(banded("syn_banded_500k_w11", 500000, 11, 13));
+    mats.push_back(uniform("syn_short_1m_d2", 1000000, 1000000, 2, 14));
+    mats.push_back(with_dense_row("syn_dense_row_100k", 100000, 100000, 6, 5000, 15));
+    mats.push_back(uniform("syn_long_20k_d128", 20000, 100000, 128, 16));
+    std::size_t n_synth = mats.size();
+    if (!synthetic_only)
+      for (const auto& p : list_matrices(dir)) mats.push_back(read_mtx(p));
+
+    std::printf("| matrix | rows | nnz | N | prec | ours GFLOP/s | cuSPARSE GFLOP/s | cuSPARSE alg | speedup | ours %% of DRAM floor |\n");
+    std::printf("|---|---:|---:|---:|---|---:|---:|---|---:|---:|\n");
+    std::map<std::pair<std::string, std::int64_t>, std::vector<double>> logs;  // (prec, N) -> log speedups
+    struct Worst { double s = 1e30; std::string what; };
+    std::map<std::string, Worst> worst;
+    for (std::size_t mi = 0; mi < mats.size(); ++mi) {
+      Csr& A = mats[mi];
+      if (mi >= n_synth) make_representable(A);
+      auto plan = kc::TcaPlan::build(A.pos.data(), A.rows);
+      for (auto n : ns)
+        for (int prec = 0; prec < 2; ++prec) {
+          const Result r = prec == 0 ? bench<__half>(A, *plan, n, bw, handle) : bench<float>(A, *plan, n, bw, handle);
+          const double flop = 2.0 * A.nnz() * n;
+          const double s = r.cusp_ms / r.ours_ms;
+          const char* pname = prec == 0 ? "fp16" : "tf32";
+          std::printf("| %s | %lld | %lld | %lld | %s | %.1f | %.1f | %s | %.2f | %.1f |\n", A.name.c_str(),
+                      static_cast<long long>(A.rows), static_cast<long long>(A.nnz()), static_cast<long long>(n),
+                      pname, flop / r.ours_ms * 1e-6, flop / r.cusp_ms * 1e-6, r.cusp_alg.c_str(), s,
+                      100.0 * r.floor_ms / r.ours_ms);
+          std::fflush(stdout);
+          logs[{pname, n}].push_back(std::log(s));
+          if (n >= 64 && s < worst[pname].s) worst[pname] = {s, A.name + " N=" + std::to_string(n)};
+        }
+    }
+    std::printf("\n| prec | N | geomean speedup | matrices |\n|---|---:|---:|---:|\n");
+    std::map<std::string, std::vector<double>> ge64;
+    for (const auto& [key, v] : logs) {
+      double s = 0;
+      for (double x : v) s += x;
+      std::printf("| %s | %lld | %.2f | %zu |\n", key.first.c_str(), static_cast<long long>(key.second),
+                  std::exp(s / v.size()), v.size());
+      if (key.second >= 64) ge64[key.first].insert(ge64[key.first].end(), v.begin(), v.end());
+    }
+    for (const auto& [p, v] : ge64) {
+      double s = 0;
+      for (double x : v) s += x;
+      std::printf("\nSUMMARY %s N>=64: geomean speedup %.2f over %zu runs; worst %.2f (%s)\n", p.c_str(),
+                  std::exp(s / v.size()), v.size(), worst[p].s, worst[p].what.c_str());
+    }
+    cusparseDestroy(handle);
+  } catch (const std::exception& e) {
+    std::printf("ERROR: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
