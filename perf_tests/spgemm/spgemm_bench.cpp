@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
     cases.push_back(std::move(c));
   }
   if (memory_table) {
-    print_memory_table(cases, std::int64_t{2} << 30);
+    print_memory_table(cases, ws::Options{}.memory_budget_bytes);
     return 0;
   }
   for (const auto& c : cases) register_case(c);
