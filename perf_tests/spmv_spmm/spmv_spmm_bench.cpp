@@ -31,6 +31,7 @@ View filled(View v, double seed) {
   return v;
 }
 
+// Rates over wall-clock time: the kernels run on several threads.
 void set_counters(benchmark::State& state, const Matrix& A, std::int64_t n) {
   state.counters["nnz"] = static_cast<double>(A.nnz());
   state.counters["GFLOPs"] = benchmark::Counter(2.0 * static_cast<double>(A.nnz()) * static_cast<double>(n) * 1e-9,
@@ -44,11 +45,11 @@ void register_matrix(const std::string& name, const Matrix& A, std::int64_t n) {
   benchmark::RegisterBenchmark(("spmv/tessera/" + name).c_str(), [=](benchmark::State& state) {
     for (auto _ : state) tessera::spmv(1.0, A, x, 0.0, y);
     set_counters(state, A, 1);
-  });
+  })->UseRealTime();
   benchmark::RegisterBenchmark(("spmv/kokkoskernels/" + name).c_str(), [=](benchmark::State& state) {
     for (auto _ : state) KokkosSparse::spmv("N", 1.0, crs, x, 0.0, y);
     set_counters(state, A, 1);
-  });
+  })->UseRealTime();
   const auto B_left = filled(Dense<Kokkos::LayoutLeft>("B", cols, n), 2);
   const Dense<Kokkos::LayoutLeft> C_left("C", rows, n);
   const auto B_right = filled(Dense<Kokkos::LayoutRight>("B", cols, n), 3);
@@ -57,15 +58,15 @@ void register_matrix(const std::string& name, const Matrix& A, std::int64_t n) {
   benchmark::RegisterBenchmark(("spmm_left_n" + suffix + "tessera/" + name).c_str(), [=](benchmark::State& state) {
     for (auto _ : state) tessera::spmm(1.0, A, B_left, 0.0, C_left);
     set_counters(state, A, n);
-  });
+  })->UseRealTime();
   benchmark::RegisterBenchmark(("spmm_left_n" + suffix + "kokkoskernels/" + name).c_str(), [=](benchmark::State& state) {
     for (auto _ : state) KokkosSparse::spmv("N", 1.0, crs, B_left, 0.0, C_left);
     set_counters(state, A, n);
-  });
+  })->UseRealTime();
   benchmark::RegisterBenchmark(("spmm_right_n" + suffix + "tessera/" + name).c_str(), [=](benchmark::State& state) {
     for (auto _ : state) tessera::spmm(1.0, A, B_right, 0.0, C_right);
     set_counters(state, A, n);
-  });
+  })->UseRealTime();
 }
 
 }  // namespace
@@ -107,6 +108,8 @@ int main(int argc, char** argv) {
     }
   }
   benchmark::RunSpecifiedBenchmarks();
+  // The registered benchmarks hold Views: release them before Kokkos finalizes.
+  benchmark::ClearRegisteredBenchmarks();
   benchmark::Shutdown();
   return 0;
 }

@@ -87,20 +87,22 @@ inline constexpr bool is_encoding_v = is_encoding<E>::value;
 namespace detail {
 template <class Ordinal, class Offset, class Level, class Seq>
 struct UniformEncoding;
+// A level type per mode index. A struct, not an alias template: nvcc rejects packs
+// expanded through an alias that ignores its parameter.
+template <int, class Level>
+struct LevelFor {
+  using type = Level;
+};
 template <class Ordinal, class Offset, class Level, int... I>
 struct UniformEncoding<Ordinal, Offset, Level, std::integer_sequence<int, I...>> {
-  template <int>
-  using level_at = Level;
-  using type = Encoding<Ordinal, Offset, ModeOrder<I...>, level_at<I>...>;
+  using type = Encoding<Ordinal, Offset, ModeOrder<I...>, typename LevelFor<I, Level>::type...>;
 };
 template <class Ordinal, class Offset, class Seq>
 struct CooEncoding;
 template <class Ordinal, class Offset, int First, int... Rest>
 struct CooEncoding<Ordinal, Offset, std::integer_sequence<int, First, Rest...>> {
-  template <int>
-  using singleton_at = levels::Singleton;
   using type = Encoding<Ordinal, Offset, ModeOrder<First, Rest...>, levels::CompressedNonUnique,
-                        singleton_at<Rest>...>;
+                        typename LevelFor<Rest, levels::Singleton>::type...>;
 };
 
 // Same levels and mode order with other index types.

@@ -1,0 +1,47 @@
+# Shared by demo.sh and test.sh (sourced, not run): parse --cuda / --jobs, run the
+# bootstrap, configure and build Tessera into build/<cfg>.
+# Sets: REPO CFG JOBS BUILD_DIR PREFIX REST_ARGS (the arguments not consumed here).
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+T0=$SECONDS
+step() { printf '==> [%4ds] %s\n' "$((SECONDS - T0))" "$*" >&2; }
+run()  { printf '+ %s\n' "$*" >&2; "$@"; }
+
+CFG=host
+JOBS=$(nproc 2>/dev/null || echo 2)
+REST_ARGS=()
+parse_common_args() {
+  while [[ $# -gt 0 ]]; do
+    case $1 in
+      --cuda) CFG=cuda ;;
+      --jobs) JOBS=$2; shift ;;
+      --jobs=*) JOBS=${1#*=} ;;
+      *) REST_ARGS+=("$1") ;;
+    esac
+    shift
+  done
+}
+
+# Bootstrap the dependencies, then configure + build Tessera.
+bootstrap_and_build() {
+  local boot_args=(--jobs "$JOBS")
+  [[ $CFG == cuda ]] && boot_args+=(--cuda)
+  step "bootstrap: Kokkos (+ Kokkos Kernels) for '$CFG'"
+  run "$REPO/scripts/bootstrap.sh" "${boot_args[@]}"
+  PREFIX=$("$REPO/scripts/bootstrap.sh" "${boot_args[@]}" --print-prefix)
+
+  export TESSERA_DATA_DIR=${TESSERA_DATA_DIR:-$REPO/../shared/data}
+  BUILD_DIR=$REPO/build/$CFG
+  local cfg_args=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PREFIX"
+                  -DTESSERA_DATA_DIR="$TESSERA_DATA_DIR")
+  command -v ninja >/dev/null && [[ ! -f $BUILD_DIR/Makefile ]] && cfg_args+=(-G Ninja)
+  if [[ $CFG == cuda ]]; then
+    # Kokkos' nvcc_wrapper calls nvcc from PATH.
+    command -v nvcc >/dev/null || export PATH=${CUDA_HOME:-/usr/local/cuda}/bin:$PATH
+    cfg_args+=(-DCMAKE_CXX_COMPILER="$PREFIX/bin/nvcc_wrapper")
+  fi
+  step "configure Tessera ($CFG) in ${BUILD_DIR#"$REPO"/}"
+  run cmake -S "$REPO" -B "$BUILD_DIR" "${cfg_args[@]}"
+  step "build Tessera ($JOBS jobs)"
+  run cmake --build "$BUILD_DIR" -j "$JOBS"
+}

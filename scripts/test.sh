@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# test.sh — bootstrap, build and run the test suite with ctest.
+#   scripts/test.sh [--cuda] [--jobs N] [--label-exclude LABEL] [--build-only] [extra ctest args]
+# Tests labelled `gpu` run only where nvidia-smi finds a GPU. The `install` test
+# installs the build into a scratch prefix and builds a consumer project against it.
+# Data: $TESSERA_DATA_DIR (default: <repo>/../shared/data).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+  sed -n '2,6p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0
+fi
+parse_common_args "$@"
+
+# Our own --label-exclude is merged with the automatic `gpu` exclusion.
+EXCLUDE=() CTEST_EXTRA=() BUILD_ONLY=0
+set -- "${REST_ARGS[@]+"${REST_ARGS[@]}"}"
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --label-exclude|-LE) EXCLUDE+=("$2"); shift ;;
+    --label-exclude=*) EXCLUDE+=("${1#*=}") ;;
+    --build-only) BUILD_ONLY=1 ;;   # compile everything, run nothing (CUDA builds without a GPU)
+    *) CTEST_EXTRA+=("$1") ;;
+  esac
+  shift
+done
+if nvidia-smi >/dev/null 2>&1; then
+  step "GPU present: tests labelled 'gpu' included"
+elif [[ $CFG == cuda ]]; then
+  # A CUDA-enabled Kokkos cannot even initialize without a device: compile only.
+  step "no GPU (nvidia-smi fails) for a CUDA build: building only, no tests run"
+  BUILD_ONLY=1
+else
+  step "no GPU (nvidia-smi fails): excluding tests labelled 'gpu'"
+  EXCLUDE+=(gpu)
+fi
+
+bootstrap_and_build
+if [[ $BUILD_ONLY == 1 ]]; then step "built (--build-only: tests not run)"; exit 0; fi
+
+# MPI tests: OpenMPI refuses to start as root (CI containers) and to place more
+# ranks than cores (2-core machines) unless told otherwise.
+if [[ $EUID -eq 0 ]]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+export OMPI_MCA_rmaps_base_oversubscribe=${OMPI_MCA_rmaps_base_oversubscribe:-1}
+
+ctest_args=(--test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS")
+if [[ ${#EXCLUDE[@]} -gt 0 ]]; then
+  ctest_args+=(--label-exclude "^($(IFS='|'; echo "${EXCLUDE[*]}"))\$")
+fi
+step "ctest"
+run ctest "${ctest_args[@]}" "${CTEST_EXTRA[@]+"${CTEST_EXTRA[@]}"}"
+step "done"
