@@ -1,0 +1,81 @@
+// tessera::spmm on Kokkos::Cuda through every CUDA algorithm: TCA-SpMM on tensor
+// cores (fp16, and float through TF32 when allowed), the CUDA-core row split, and
+// Auto, against the double-precision reference. Inputs are rounded to the tested
+// precision before the reference sees them, so the bounds measure accumulation and
+// output rounding: fp16 output rounds at 2^-11 relative, TF32 products at 2^-11.
+#include <Kokkos_Core.hpp>
+#include <gtest/gtest.h>
+
+#include "spmv_spmm_checks.hpp"
+#include "tessera_test/data.hpp"
+
+namespace {
+
+using Half = Kokkos::Experimental::half_t;
+using tessera::SpmmAlgorithm;
+using tessera::SpmmOptions;
+using tessera_test::check_spmm;
+
+constexpr double kHalfTolerance = 4e-3;
+constexpr double kTf32Tolerance = 5e-3;
+
+TEST(SpmmTca, TensorCoreHalfOnEdgeCases) {
+  const SpmmOptions tc{SpmmAlgorithm::TensorCore};
+  for (const auto& c : tessera_test::edge_case_matrices(51))
+    for (std::int64_t n : {1, 7, 32, 64, 128, 256, 512}) {
+      check_spmm<Half, Kokkos::LayoutRight, Kokkos::Cuda>(c.coo, n, 1.0, 0.0, 1, c.name, tc, kHalfTolerance);
+      check_spmm<Half, Kokkos::LayoutLeft, Kokkos::Cuda>(c.coo, n, 0.5, 1.5, 2, c.name, tc, kHalfTolerance);
+    }
+}
+
+TEST(SpmmTca, TensorCoreTf32OnEdgeCases) {
+  const SpmmOptions tf32{SpmmAlgorithm::TensorCore, /*allow_tf32=*/true};
+  for (const auto& c : tessera_test::edge_case_matrices(61))
+    for (std::int64_t n : {1, 7, 64, 256}) {
+      check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(c.coo, n, 1.0, 0.0, 3, c.name, tf32, kTf32Tolerance);
+      check_spmm<float, Kokkos::LayoutLeft, Kokkos::Cuda>(c.coo, n, 2.0, -1.0, 4, c.name, tf32, kTf32Tolerance);
+    }
+}
+
+TEST(SpmmTca, CudaCoreRowSplitAllPrecisions) {
+  const SpmmOptions rs{SpmmAlgorithm::CudaCoreRowSplit};
+  for (const auto& c : tessera_test::edge_case_matrices(71))
+    for (std::int64_t n : {1, 33, 128}) {
+      check_spmm<double, Kokkos::LayoutRight, Kokkos::Cuda>(c.coo, n, 1.0, 0.0, 5, c.name, rs);
+      check_spmm<float, Kokkos::LayoutLeft, Kokkos::Cuda>(c.coo, n, 1.0, 0.5, 6, c.name, rs);
+      check_spmm<Half, Kokkos::LayoutRight, Kokkos::Cuda>(c.coo, n, 1.0, 0.0, 7, c.name, rs, kHalfTolerance);
+    }
+}
+
+TEST(SpmmTca, TensorCoreHalfOnEveryRealMatrix) {
+  const SpmmOptions tc{SpmmAlgorithm::TensorCore};
+  for (const auto& path : tessera_test::real_matrix_paths()) {
+    auto coo = tessera::io::read_matrix_market(path);
+    // Scale to [-1, 1] so every matrix stays inside fp16's range.
+    double peak = 0;
+    for (double v : coo.values) peak = std::max(peak, std::abs(v));
+    for (double& v : coo.values) v = peak > 0 ? v / peak : v;
+    check_spmm<Half, Kokkos::LayoutRight, Kokkos::Cuda>(coo, 64, 1.0, 0.0, 8, path, tc, kHalfTolerance);
+  }
+}
+
+TEST(SpmmTca, AutoPicksAnAlgorithmAndIsRight) {
+  const auto coo = tessera_test::random_coo({3000, 2000}, 30000, 9);
+  const auto A = tessera::from_coo<Half, tessera::CSR, Kokkos::Cuda>(coo);
+  Kokkos::View<Half**, Kokkos::LayoutRight, Kokkos::CudaSpace> B("B", 2000, 64), C("C", 3000, 64);
+  const auto chosen = tessera::spmm_choose_algorithm(A, B, C);
+  EXPECT_TRUE(chosen == SpmmAlgorithm::TensorCore || chosen == SpmmAlgorithm::CudaCoreRowSplit) << to_string(chosen);
+  check_spmm<Half, Kokkos::LayoutRight, Kokkos::Cuda>(coo, 64, 1.0, 0.0, 10, "auto", {}, kHalfTolerance);
+  // double has no tensor-core path: Auto must not pick one.
+  const auto D = tessera::from_coo<double, tessera::CSR, Kokkos::Cuda>(coo);
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::CudaSpace> Bd("B", 2000, 8), Cd("C", 3000, 8);
+  EXPECT_EQ(tessera::spmm_choose_algorithm(D, Bd, Cd), SpmmAlgorithm::CudaCoreRowSplit);
+}
+
+TEST(SpmmTca, HostSpacesRejectCudaAlgorithms) {
+  const auto A = tessera::from_coo<double, tessera::CSR, Kokkos::Serial>(tessera_test::random_coo({4, 4}, 6, 1));
+  Kokkos::View<double**, Kokkos::HostSpace> B("B", 4, 2), C("C", 4, 2);
+  EXPECT_THROW(tessera::spmm(1.0, A, B, 0.0, C, SpmmOptions{SpmmAlgorithm::TensorCore}), tessera::NotCompiled);
+}
+
+}  // namespace
