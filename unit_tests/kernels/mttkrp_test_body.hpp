@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "factor_matrix.hpp"
 #include "sparse_result_compare.hpp"
 #include "tessera/core/io/tns.hpp"
 #include "tessera/formats/convert.hpp"
@@ -25,37 +26,9 @@ using tessera::HostCoo;
 namespace ws = tessera::workspace;
 using AllPolicies = std::tuple<ws::Dense, ws::Bucket, ws::Hash, ws::Coord, ws::Map, ws::SortOnce, ws::Auto>;
 
-// A factor as COO plus its dense image and stored-entry mask for the oracle.
-struct Factor {
-  HostCoo<double> coo;
-  std::vector<double> dense;
-  std::vector<char> stored;
-};
-Factor factor_of(HostCoo<double> coo) {
-  Factor f;
-  const std::int64_t J = coo.shape[1];
-  f.dense.assign(coo.shape[0] * J, 0.0);
-  f.stored.assign(coo.shape[0] * J, 0);
-  for (std::int64_t n = 0; n < coo.nnz(); ++n) {
-    f.dense[coo.coord(n, 0) * J + coo.coord(n, 1)] += coo.values[n];
-    f.stored[coo.coord(n, 0) * J + coo.coord(n, 1)] = 1;
-  }
-  f.coo = std::move(coo);
-  return f;
-}
-// nnz random entries, or every entry when nnz < 0.
-Factor make_factor(std::int64_t rows, std::int64_t J, std::int64_t nnz, std::uint64_t seed) {
-  if (nnz >= 0) return factor_of(tessera_test::random_coo({rows, J}, nnz, seed));
-  HostCoo<double> coo;
-  coo.shape = {rows, J};
-  const auto v = tessera_test::random_vector(rows * J, seed);
-  for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t j = 0; j < J; ++j) {
-      coo.coords.insert(coo.coords.end(), {r, j});
-      coo.values.push_back(v[r * J + j]);
-    }
-  return factor_of(coo);
-}
+using tessera_test::Factor;
+using tessera_test::factor_of;
+using tessera_test::make_factor;
 
 template <class Space, class FactorEnc>
 void check_all(const HostCoo<double>& B, const Factor& C, const Factor& D, const std::string& what) {

@@ -14,6 +14,7 @@
 #include "tessera/core/tensor.hpp"
 #include "tessera/formats/encoding.hpp"
 #include "tessera/kernels/common/checks.hpp"
+#include "tessera/kernels/common/host_csf.hpp"
 #include "tessera/kernels/common/host_rows.hpp"
 #include "tessera/kernels/common/sorted_chunks.hpp"
 #include "tessera/kernels/mttkrp/impl/mttkrp_native.hpp"
@@ -35,10 +36,7 @@ Tensor<T, OutEnc, Space> mttkrp(const Space& space, const Tensor<T, CSF<3>, Spac
   kernels::require_extent("mttkrp", "D.extent(0)", D.extent(0), B.extent(1));
   kernels::require_extent("mttkrp", "D.extent(1)", D.extent(1), C.extent(1));
   const std::int64_t I = B.extent(2), J = C.extent(1);
-  const auto& s = B.decompose();
-  const kernels::impl::HostCsf3<T, int, int> b{{s.levels[0].pos.data(), s.levels[1].pos.data(), s.levels[2].pos.data()},
-                                               {s.levels[0].crd.data(), s.levels[1].crd.data(), s.levels[2].crd.data()},
-                                               s.vals.data()};
+  const auto b = kernels::host_csf3(B);
   const auto c = kernels::host_rows(C);
   const auto d = kernels::host_rows(D);
   workspace::AutoInputs in;

@@ -11,14 +11,6 @@
 
 namespace tessera::kernels::impl {
 
-// B: the three (pos, crd) level pointers and values of a CSF<3> tensor.
-template <class T, class Ordinal, class Offset>
-struct HostCsf3 {
-  const Offset* pos[3];
-  const Ordinal* crd[3];
-  const T* vals;
-};
-
 template <class Policy, class T, class Space, class Csf, class Rows>
 std::vector<SortedChunk<T, 2>> mttkrp_native(const Space& space, const Csf& B, const Rows& C, const Rows& D,
                                              std::int64_t I, const workspace::IsmOptions& options,

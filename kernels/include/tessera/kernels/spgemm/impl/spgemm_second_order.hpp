@@ -12,6 +12,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "tessera/kernels/common/chunked_workspaces.hpp"
+#include "tessera/kernels/common/clip.hpp"
 #include "tessera/kernels/common/row_partition.hpp"
 #include "tessera/workspace/key_space.hpp"
 
@@ -29,15 +30,6 @@ void for_each_shared_outer(const MA& A, const MB& B, F&& f) {
     else if (kb < ka) ++pb;
     else f(pa++, pb++);
   }
-}
-
-// Positions [begin, end) of a sorted segment whose coordinates lie in [lo, hi).
-template <class Ordinal>
-std::pair<std::int64_t, std::int64_t> clip(const Ordinal* crd, std::int64_t begin, std::int64_t end, std::int64_t lo,
-                                           std::int64_t hi) {
-  const Ordinal* b = std::lower_bound(crd + begin, crd + end, lo);
-  const Ordinal* e = std::lower_bound(b, crd + end, hi);
-  return {b - crd, e - crd};
 }
 
 // Products landing on each major output coordinate, as a prefix sum (extent + 1).
