@@ -12,5 +12,8 @@
 #ifdef TESSERA_HAVE_KOKKOSKERNELS
 #include "tessera/formats/crs_matrix.hpp"
 #endif
+#include "tessera/kernels/mttkrp/mttkrp.hpp"
+#include "tessera/kernels/spgemm/spgemm.hpp"
 #include "tessera/kernels/spmm/spmm.hpp"
 #include "tessera/kernels/spmv/spmv.hpp"
+#include "tessera/kernels/ttm/ttm.hpp"
