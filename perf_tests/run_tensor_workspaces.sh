@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs the workspace studies of the sparse tensor kernels (dedup crossover of dense
+# vs sparse workspaces for SpTTM; ISM ablation for SpTTM and SpMTTKRP on Last.fm)
+# and writes perf_tests/results/tensor_workspaces_host.md.
+#   perf_tests/run_tensor_workspaces.sh [build-dir] [extra benchmark flags]
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$repo/build/host}
+shift || true
+threads=${OMP_NUM_THREADS:-$(nproc)}
+export OMP_NUM_THREADS=$threads OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}
+export TESSERA_DATA_DIR=${TESSERA_DATA_DIR:-$repo/../shared/data}
+bench=$build/perf_tests/tensor_workspace_bench
+[ -x "$bench" ] || { echo "error: $bench not built" >&2; exit 2; }
+crossover=$(mktemp --suffix=.json) ablation=$(mktemp --suffix=.json)
+trap 'rm -f "$crossover" "$ablation"' EXIT
+echo "==> running $bench with $threads OpenMP threads"
+"$bench" --benchmark_filter=crossover --benchmark_out="$crossover" --benchmark_out_format=json \
+  --benchmark_min_time=0.2 "$@"
+"$bench" --benchmark_filter=ablation --benchmark_out="$ablation" --benchmark_out_format=json \
+  --benchmark_min_time=0.2 "$@"
+out=$repo/perf_tests/results/tensor_workspaces_host.md
+{
+  (cd "$repo" && python3 perf_tests/ratio_table.py "$crossover" --ours auto --threads "$threads" \
+     --title "SpTTM dense vs sparse workspace crossover (synthetic, 2^18 entries x L=4 products; case N<n>_dedup<d>: output N x N x 4, d products per output entry); speedup = Auto / policy")
+  (cd "$repo" && python3 perf_tests/ratio_table.py "$ablation" --ours default --threads "$threads" \
+     --title "ISM ablation on Last.fm (SpTTM contracting artists, L=8; SpMTTKRP to users, J=16); speedup = default / variant (below 1: the variant is faster)")
+} > "$out"
+echo "==> tables written to $out"
+cat "$out"
