@@ -41,6 +41,8 @@ def main():
     parser.add_argument("--ours", default="tessera")
     parser.add_argument("--threads", default="?")
     parser.add_argument("--title", default="Benchmark")
+    parser.add_argument("--cpu", help="CPU model, when the JSON comes from another machine")
+    parser.add_argument("--commit", help="commit the benchmark was built from (default: this checkout's HEAD)")
     args = parser.parse_args()
 
     with open(args.json_file) as f:
@@ -51,7 +53,8 @@ def main():
     for b in data["benchmarks"]:
         if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
             continue
-        kernel, impl, matrix = b["run_name"].split("/", 2) if "run_name" in b else b["name"].split("/", 2)
+        name = b.get("run_name", b["name"]).removesuffix("/real_time")
+        kernel, impl, matrix = name.split("/", 2)
         rates[kernel][matrix][impl] = b["GFLOPs"] / 1e9 if b["GFLOPs"] > 1e6 else b["GFLOPs"]
         nnz[matrix] = int(b.get("nnz", 0))
         if impl not in impls[kernel]:
@@ -59,9 +62,9 @@ def main():
 
     ctx = data.get("context", {})
     print(f"# {args.title}\n")
-    print(f"- CPU: {cpu_model()} ({ctx.get('num_cpus', '?')} logical CPUs), threads: {args.threads}")
+    print(f"- CPU: {args.cpu or cpu_model()} ({ctx.get('num_cpus', '?')} logical CPUs), threads: {args.threads}")
     print(f"- date: {ctx.get('date', '?')}")
-    print(f"- commit: {commit_of_repo()}")
+    print(f"- commit: {args.commit or commit_of_repo()}")
     print(f"- figures: GFLOP/s (2 x nnz x N per call); speedup = {args.ours} / baseline, same process, same data\n")
     for kernel, by_matrix in rates.items():
         others = [i for i in impls[kernel] if i != args.ours]

@@ -17,7 +17,7 @@ template <class PosView, class CrdView, class ValView, class BView, class CView>
 struct SpmmRowChunks {
   using T = typename CView::non_const_value_type;
   static constexpr std::int64_t kTile = 16;
-  Kokkos::View<const std::int64_t*, Kokkos::HostSpace> bounds;
+  std::int64_t rows, chunks;
   PosView pos;
   CrdView crd;
   ValView vals;
@@ -42,7 +42,8 @@ struct SpmmRowChunks {
 
   void operator()(std::int64_t chunk) const {
     const std::int64_t n = static_cast<std::int64_t>(C.extent(1));
-    for (std::int64_t i = bounds(chunk); i < bounds(chunk + 1); ++i) {
+    const std::int64_t end = first_row_of_chunk(pos, rows, chunk + 1, chunks);
+    for (std::int64_t i = first_row_of_chunk(pos, rows, chunk, chunks); i < end; ++i) {
       std::int64_t j0 = 0;
       for (; j0 + kTile <= n; j0 += kTile) row_tile<kTile>(i, j0, kTile);
       if (j0 < n) row_tile<0>(i, j0, n - j0);
@@ -78,10 +79,10 @@ void spmm_native(const Space& space, typename CView::non_const_value_type alpha,
                  const CView& C, std::int64_t rows) {
   if (rows == 0 || C.extent(1) == 0) return;
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible) {
-    const auto bounds = balanced_row_chunks(pos, rows, host_chunk_count(space));
-    const SpmmRowChunks<PosView, CrdView, ValView, BView, CView> functor{bounds, pos, crd, vals, B, C, alpha, beta};
+    const std::int64_t chunks = one_chunk_per_thread(space, rows);
+    const SpmmRowChunks<PosView, CrdView, ValView, BView, CView> functor{rows, chunks, pos, crd, vals, B, C, alpha, beta};
     Kokkos::parallel_for("tessera::spmm[native]",
-                         Kokkos::RangePolicy<Space, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, bounds.extent(0) - 1),
+                         Kokkos::RangePolicy<Space, Kokkos::Schedule<Kokkos::Static>>(space, 0, chunks),
                          functor);
   } else {
     const SpmmTeamRows<Space, PosView, CrdView, ValView, BView, CView> functor{pos, crd, vals, B, C, alpha, beta};

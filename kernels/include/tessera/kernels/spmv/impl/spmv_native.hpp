@@ -14,7 +14,7 @@ namespace tessera::kernels::impl {
 template <class PosView, class CrdView, class ValView, class XView, class YView>
 struct SpmvRowChunks {
   using T = typename YView::non_const_value_type;
-  Kokkos::View<const std::int64_t*, Kokkos::HostSpace> bounds;
+  std::int64_t rows, chunks;
   PosView pos;
   CrdView crd;
   ValView vals;
@@ -23,9 +23,20 @@ struct SpmvRowChunks {
   T alpha, beta;
 
   void operator()(std::int64_t chunk) const {
-    for (std::int64_t i = bounds(chunk); i < bounds(chunk + 1); ++i) {
-      T sum = 0;
-      for (auto q = pos(i); q < pos(i + 1); ++q) sum += vals(q) * x(crd(q));
+    const std::int64_t end = first_row_of_chunk(pos, rows, chunk + 1, chunks);
+    for (std::int64_t i = first_row_of_chunk(pos, rows, chunk, chunks); i < end; ++i) {
+      // Four partial sums: independent FMA chains instead of one latency-bound chain.
+      const auto row_end = pos(i + 1);
+      auto q = pos(i);
+      T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (; q + 4 <= row_end; q += 4) {
+        s0 += vals(q) * x(crd(q));
+        s1 += vals(q + 1) * x(crd(q + 1));
+        s2 += vals(q + 2) * x(crd(q + 2));
+        s3 += vals(q + 3) * x(crd(q + 3));
+      }
+      for (; q < row_end; ++q) s0 += vals(q) * x(crd(q));
+      const T sum = (s0 + s1) + (s2 + s3);
       y(i) = beta == T(0) ? alpha * sum : alpha * sum + beta * y(i);
     }
   }
@@ -60,10 +71,10 @@ void spmv_native(const Space& space, typename YView::non_const_value_type alpha,
                  const YView& y, std::int64_t rows) {
   if (rows == 0) return;
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible) {
-    const auto bounds = balanced_row_chunks(pos, rows, host_chunk_count(space));
-    const SpmvRowChunks<PosView, CrdView, ValView, XView, YView> functor{bounds, pos, crd, vals, x, y, alpha, beta};
+    const std::int64_t chunks = one_chunk_per_thread(space, rows);
+    const SpmvRowChunks<PosView, CrdView, ValView, XView, YView> functor{rows, chunks, pos, crd, vals, x, y, alpha, beta};
     Kokkos::parallel_for("tessera::spmv[native]",
-                         Kokkos::RangePolicy<Space, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, bounds.extent(0) - 1),
+                         Kokkos::RangePolicy<Space, Kokkos::Schedule<Kokkos::Static>>(space, 0, chunks),
                          functor);
   } else {
     constexpr int rows_per_team = 8, vector_length = 16;
