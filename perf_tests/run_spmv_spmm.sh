@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the host SpMV/SpMM benchmark (Tessera vs Kokkos Kernels, one process) and
-# writes the ratio table to perf_tests/results/spmv_spmm_host.md.
+# writes the ratio table to perf_tests/results/spmv_spmm_host_<threads>t.md.
 #   perf_tests/run_spmv_spmm.sh [build-dir] [extra benchmark flags]
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,8 +16,8 @@ trap 'rm -f "$json"' EXIT
 echo "==> running $bench with $threads threads (takes a few minutes)"
 "$bench" --benchmark_out="$json" --benchmark_out_format=json --benchmark_min_time=0.2 "$@"
 mkdir -p "$repo/perf_tests/results"
-out=$repo/perf_tests/results/spmv_spmm_host.md
+out=$repo/perf_tests/results/spmv_spmm_host_${threads}t.md
 (cd "$repo" && python3 perf_tests/ratio_table.py "$json" --threads "$threads" \
-   --title "Host SpMV / SpMM (double): Tessera vs Kokkos Kernels 3.4.1") > "$out"
+   --title "Host SpMV / SpMM (double): Tessera vs Kokkos Kernels 3.4.1, $threads thread(s)") > "$out"
 echo "==> table written to $out"
 cat "$out"
