@@ -4,19 +4,12 @@
 # perf_tests/results/spgemm_host.md.
 #   perf_tests/run_spgemm.sh [build-dir] [extra benchmark flags]
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$repo/build/host}
+source "$(dirname "$0")/bench_env.sh" spgemm_bench "${1:-}"
 shift || true
-threads=${OMP_NUM_THREADS:-$(nproc)}
-export OMP_NUM_THREADS=$threads OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}
-export TESSERA_DATA_DIR=${TESSERA_DATA_DIR:-$repo/../shared/data}
-bench=$build/perf_tests/spgemm_bench
-[ -x "$bench" ] || { echo "error: $bench not built" >&2; exit 2; }
 json=$(mktemp --suffix=.json)
 trap 'rm -f "$json"' EXIT
 echo "==> running $bench with $threads OpenMP threads (sequential rows use Kokkos::Serial)"
 "$bench" --benchmark_out="$json" --benchmark_out_format=json --benchmark_min_time=0.1 "$@"
-mkdir -p "$repo/perf_tests/results"
 out=$repo/perf_tests/results/spgemm_host.md
 {
   (cd "$repo" && python3 perf_tests/ratio_table.py "$json" --threads "$threads (spgemm_omp), 1 (spgemm_seq)" \

@@ -4,14 +4,8 @@
 # and writes perf_tests/results/tensor_workspaces_host.md.
 #   perf_tests/run_tensor_workspaces.sh [build-dir] [extra benchmark flags]
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$repo/build/host}
+source "$(dirname "$0")/bench_env.sh" tensor_workspace_bench "${1:-}"
 shift || true
-threads=${OMP_NUM_THREADS:-$(nproc)}
-export OMP_NUM_THREADS=$threads OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}
-export TESSERA_DATA_DIR=${TESSERA_DATA_DIR:-$repo/../shared/data}
-bench=$build/perf_tests/tensor_workspace_bench
-[ -x "$bench" ] || { echo "error: $bench not built" >&2; exit 2; }
 crossover=$(mktemp --suffix=.json) ablation=$(mktemp --suffix=.json)
 trap 'rm -f "$crossover" "$ablation"' EXIT
 echo "==> running $bench with $threads OpenMP threads"
