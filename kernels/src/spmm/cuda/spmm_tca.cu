@@ -115,7 +115,6 @@ __device__ __forceinline__ unsigned pack2(T lo, T hi) {
 
 // ---------------------------------------------------------------------------------
 // Tensor-core kernel.
-constexpr int kWarps = 4;   // warps per block; each warp runs its own work item
 constexpr int kStages = 3;  // cp.async pipeline depth (chunks in flight per warp)
 
 template <class T, int BN>
@@ -126,160 +125,200 @@ struct TcTile {
   static constexpr int kOutStride = BN + 4;                 // output tile row (floats)
   static constexpr int kVecPerRow = BN / kVec;
   static constexpr int kLoadsPerLane = kChunkNnz * kVecPerRow / 32;
-  static constexpr int kWarpSmemBytes = kStages * kStageElems * int(sizeof(T));
+  static constexpr int kStageBytes = kStages * kStageElems * int(sizeof(T));
+  // per warp: B stages | item column ids (kSegmentNnz ints) | item values (kSegmentNnz T)
+  static constexpr int kWarpSmemBytes = kStageBytes + kSegmentNnz * (4 + int(sizeof(T)));
   static_assert(BN % 16 == 0, "BN is a multiple of the MMA M tile");
   static_assert((kChunkNnz * kVecPerRow) % 32 == 0, "whole loads per lane");
-  static_assert(kWindowRows * kOutStride * 4 <= kStageElems * int(sizeof(T)), "output tile fits one stage");
+  static_assert(kWindowRows * kOutStride * 4 <= kStageBytes, "output tile fits the stages");
+  static_assert(kStageBytes % 16 == 0 && kWarpSmemBytes % 16 == 0, "16-byte aligned regions");
+  static_assert(kSegmentNnz % 32 == 0 && kSegmentNnz % kChunkNnz == 0, "whole staging loads per lane");
   static_assert(kWindowRows == 8 && kChunkNnz == 16, "MMA shape: window rows = N = 8, chunk = K = 16");
 };
 
+// One warp's work: nonzeros [begin, end) (at most kSegmentNnz) of the window starting at
+// row0. meta packs the split id (window split across blocks, -1 if not), the size of the
+// group of consecutive warps of this block that share the window (0: idle slot) and
+// this warp's rank in it.
 struct alignas(16) WorkItem {
-  int row0, begin, end, split;
+  int row0, begin, end, meta;
 };
+static_assert(kBlockWarps <= 4, "rank takes 2 bits");
+constexpr int item_meta(int split, int group, int rank) { return ((split + 1) << 5) | (group << 2) | rank; }
+__host__ __device__ constexpr int item_rank(int meta) { return meta & 3; }
+__host__ __device__ constexpr int item_group(int meta) { return (meta >> 2) & 7; }
+__host__ __device__ constexpr int item_split(int meta) { return (meta >> 5) - 1; }
 
 template <class T, int BN>
-__global__ void __launch_bounds__(kWarps * 32)
-    tca_tensor_core_kernel(const WorkItem* __restrict__ items, int n_items, const int* __restrict__ pos,
+__global__ void __launch_bounds__(kBlockWarps * 32)
+    tca_tensor_core_kernel(const WorkItem* __restrict__ items, const int* __restrict__ pos,
                            const int* __restrict__ crd, const T* __restrict__ vals, const T* __restrict__ B,
                            long long ldb, T* __restrict__ C, long long ldc_row, long long ldc_col, int rows, int n,
                            int n_load, float alpha, float beta, float* __restrict__ ws) {
   using Tile = TcTile<T, BN>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int item_id = blockIdx.x * kWarps + warp;
-  if (item_id >= n_items) return;  // no block-wide barrier below: warps are independent
-  T* stage = reinterpret_cast<T*>(smem_raw) + warp * kStages * Tile::kStageElems;  // (kStages, 16, kRowStride)
+  // The plan fills every slot of every block (idle slots have group 0): all warps reach
+  // the block barrier below.
+  const WorkItem it = items[blockIdx.x * kBlockWarps + warp];
+  const int group = item_group(it.meta);
+  unsigned char* wsm = smem_raw + warp * Tile::kWarpSmemBytes;
+  T* stage = reinterpret_cast<T*>(wsm);                             // (kStages, 16, kRowStride)
+  int* s_crd = reinterpret_cast<int*>(wsm + Tile::kStageBytes);     // (kSegmentNnz)
+  T* s_val = reinterpret_cast<T*>(s_crd + kSegmentNnz);             // (kSegmentNnz)
+  float* O = reinterpret_cast<float*>(stage);                       // (kWindowRows, kOutStride), after the loop
   const int j0 = blockIdx.y * BN;
-  const WorkItem it = items[item_id];
-  const int g = lane >> 2, t4 = lane & 3;
 
-  // This thread's MMA-B column is window row g: the nonzeros [lo, hi) are its.
-  int lo = it.end, hi = it.end;
-  if (it.row0 + g < rows) {
-    lo = max(__ldg(pos + it.row0 + g), it.begin);
-    hi = min(__ldg(pos + it.row0 + g + 1), it.end);
-  }
-  const int nchunks = (it.end - it.begin + kChunkNnz - 1) / kChunkNnz;
-
-  // Column ids of one chunk: lane k < 16 holds crd of nonzero k (-1 past the end).
-  auto load_crd = [&](int c) -> int {
-    const int p = it.begin + c * kChunkNnz + lane;
-    return (c < nchunks && lane < kChunkNnz && p < it.end) ? __ldg(crd + p) : -1;
-  };
-  // Stage chunk c's gathered B rows: (16 nonzeros) x (BN columns), 16-byte copies.
-  auto issue = [&](int c, int crd_reg) {
-    T* dst = stage + (c % kStages) * Tile::kStageElems;
+  if (group > 0) {
+    const int g = lane >> 2, t4 = lane & 3;
+    const int cnt = it.end - it.begin;  // <= kSegmentNnz (plan)
+    // Stage the item's column ids and values: all loads in flight at once.
+    {
+      int cr[kSegmentNnz / 32];
+      T vl[kSegmentNnz / 32];
 #pragma unroll
-    for (int i = 0; i < Tile::kLoadsPerLane; ++i) {
-      const int v = lane + 32 * i;
-      const int k = v / Tile::kVecPerRow, cv = v % Tile::kVecPerRow;
-      const int col = j0 + cv * Tile::kVec;
-      const int kr = __shfl_sync(0xffffffffu, crd_reg, k);
-      const bool ok = kr >= 0 && col < n_load;
-      const T* src = ok ? B + static_cast<long long>(kr) * ldb + col : B;
-      cp_async_16(dst + k * Tile::kRowStride + cv * Tile::kVec, src, ok ? 16 : 0);
-    }
-  };
-  // MMA-B values of chunk c held by this thread: K slots (fp16/bf16) 2t4, 2t4+1, 2t4+8, 2t4+9,
-  // (tf32) t4, t4+4, 8+t4, 12+t4; zero unless the nonzero is in window row g.
-  auto load_vals = [&](int c, float (&v)[4]) {
-    const int base = it.begin + c * kChunkNnz;
-    int off[4];
-    if constexpr (sizeof(T) == 2) {
-      off[0] = 2 * t4; off[1] = 2 * t4 + 1; off[2] = 2 * t4 + 8; off[3] = 2 * t4 + 9;
-    } else {
-      off[0] = t4; off[1] = t4 + 4; off[2] = t4 + 8; off[3] = t4 + 12;
-    }
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      const int p = base + off[q];
-      v[q] = (c < nchunks && p >= lo && p < hi) ? Elem<T>::to_acc(vals[p]) : 0.f;
-    }
-  };
-
-  float acc[BN / 16][4];
-#pragma unroll
-  for (int mt = 0; mt < BN / 16; ++mt)
-#pragma unroll
-    for (int q = 0; q < 4; ++q) acc[mt][q] = 0.f;
-
-  // Prologue: chunks 0 .. kStages-2 in flight, crd of the next one in registers.
-#pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < nchunks) issue(s, load_crd(s));
-    cp_async_commit();
-  }
-  int crd_next = load_crd(kStages - 1);
-  float vcur[4];
-  load_vals(0, vcur);
-
-  for (int c = 0; c < nchunks; ++c) {
-    const int cn = c + kStages - 1;
-    if (cn < nchunks) issue(cn, crd_next);
-    cp_async_commit();
-    crd_next = load_crd(cn + 1);
-    float vnext[4];
-    load_vals(c + 1, vnext);
-    cp_async_wait<kStages - 1>();
-    __syncwarp();
-    const T* S = stage + (c % kStages) * Tile::kStageElems;  // (16, kRowStride): S[k][m]
-    if constexpr (sizeof(T) == 2) {
-      const unsigned b[2] = {pack2(Elem<T>::from_acc(vcur[0]), Elem<T>::from_acc(vcur[1])),
-                             pack2(Elem<T>::from_acc(vcur[2]), Elem<T>::from_acc(vcur[3]))};
-      // ldmatrix.trans row addresses: matrices (m 0-7,k 0-7), (m 8-15,k 0-7), (m 0-7,k 8-15), (m 8-15,k 8-15)
-      const int lk = (lane & 7) + ((lane >> 4) << 3), lm = ((lane >> 3) & 1) * 8;
-#pragma unroll
-      for (int mt = 0; mt < BN / 16; ++mt) {
-        unsigned a[4];
-        ldmatrix_x4_trans(a, S + lk * Tile::kRowStride + mt * 16 + lm);
-        mma_16816(acc[mt], a, b, T());
+      for (int i = 0; i < kSegmentNnz / 32; ++i) {
+        const int q = lane + 32 * i;
+        if (q < cnt) {
+          cr[i] = __ldg(crd + it.begin + q);
+          vl[i] = vals[it.begin + q];
+        }
       }
-    } else {
-      // MMA rows are permuted so that one 16-byte LDS feeds two m-tiles: in each 32-column
-      // pair of tiles (2p, 2p+1), MMA row g / g+8 of tile 2p+h reads column 4g+2h / 4g+2h+1.
 #pragma unroll
-      for (int kk = 0; kk < 2; ++kk) {
-        const unsigned b[2] = {to_tf32(vcur[2 * kk]), to_tf32(vcur[2 * kk + 1])};
-        const float* Sk = reinterpret_cast<const float*>(S) + (kk * 8 + t4) * Tile::kRowStride;
-#pragma unroll
-        for (int pr = 0; pr < BN / 32; ++pr) {
-          const float4 lo = *reinterpret_cast<const float4*>(Sk + pr * 32 + 4 * g);
-          const float4 hi = *reinterpret_cast<const float4*>(Sk + 4 * Tile::kRowStride + pr * 32 + 4 * g);
-          const unsigned a0[4] = {to_tf32(lo.x), to_tf32(lo.y), to_tf32(hi.x), to_tf32(hi.y)};
-          const unsigned a1[4] = {to_tf32(lo.z), to_tf32(lo.w), to_tf32(hi.z), to_tf32(hi.w)};
-          mma_1688_tf32(acc[2 * pr], a0, b);
-          mma_1688_tf32(acc[2 * pr + 1], a1, b);
+      for (int i = 0; i < kSegmentNnz / 32; ++i) {
+        const int q = lane + 32 * i;
+        if (q < cnt) {
+          s_crd[q] = cr[i];
+          s_val[q] = vl[i];
         }
       }
     }
-#pragma unroll
-    for (int q = 0; q < 4; ++q) vcur[q] = vnext[q];
+    // This thread's MMA-B column is window row g: the nonzeros [lo, hi) (item-relative) are its.
+    int lo = cnt, hi = cnt;
+    if (it.row0 + g < rows) {
+      lo = max(__ldg(pos + it.row0 + g), it.begin) - it.begin;
+      hi = min(__ldg(pos + it.row0 + g + 1), it.end) - it.begin;
+    }
+    const int nchunks = (cnt + kChunkNnz - 1) / kChunkNnz;
     __syncwarp();
-  }
-  cp_async_wait<0>();
-  __syncwarp();
 
-  // Epilogue: accumulators (m = column g / g+8, n = window row 2t4 / 2t4+1) -> O[row][col] in
-  // shared memory, then coalesced stores along rows.
-  float* O = reinterpret_cast<float*>(stage);  // (kWindowRows, kOutStride)
+    // Stage chunk c's gathered B rows: (16 nonzeros) x (BN columns), 16-byte copies.
+    auto issue = [&](int c) {
+      T* dst = stage + (c % kStages) * Tile::kStageElems;
 #pragma unroll
-  for (int mt = 0; mt < BN / 16; ++mt) {
-    // column of MMA rows g and g+8 (fp16/bf16: natural order; tf32: the permuted one above)
-    const int c_lo = sizeof(T) == 2 ? mt * 16 + g : (mt / 2) * 32 + 4 * g + 2 * (mt % 2);
-    const int c_hi = sizeof(T) == 2 ? mt * 16 + g + 8 : c_lo + 1;
-    O[(2 * t4) * Tile::kOutStride + c_lo] = acc[mt][0];
-    O[(2 * t4 + 1) * Tile::kOutStride + c_lo] = acc[mt][1];
-    O[(2 * t4) * Tile::kOutStride + c_hi] = acc[mt][2];
-    O[(2 * t4 + 1) * Tile::kOutStride + c_hi] = acc[mt][3];
+      for (int i = 0; i < Tile::kLoadsPerLane; ++i) {
+        const int v = lane + 32 * i;
+        const int k = v / Tile::kVecPerRow, cv = v % Tile::kVecPerRow;
+        const int col = j0 + cv * Tile::kVec;
+        const int q = c * kChunkNnz + k;
+        const int kr = q < cnt ? s_crd[q] : -1;
+        const bool ok = kr >= 0 && col < n_load;
+        const T* src = ok ? B + static_cast<long long>(kr) * ldb + col : B;
+        cp_async_16(dst + k * Tile::kRowStride + cv * Tile::kVec, src, ok ? 16 : 0);
+      }
+    };
+    // MMA-B values of chunk c held by this thread: K slots (fp16/bf16) 2t4, 2t4+1, 2t4+8, 2t4+9,
+    // (tf32) t4, t4+4, 8+t4, 12+t4; zero unless the nonzero is in window row g.
+    auto load_vals = [&](int c, float (&v)[4]) {
+      const int base = c * kChunkNnz;
+      int off[4];
+      if constexpr (sizeof(T) == 2) {
+        off[0] = 2 * t4; off[1] = 2 * t4 + 1; off[2] = 2 * t4 + 8; off[3] = 2 * t4 + 9;
+      } else {
+        off[0] = t4; off[1] = t4 + 4; off[2] = t4 + 8; off[3] = t4 + 12;
+      }
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int p = base + off[q];
+        v[q] = (p >= lo && p < hi) ? Elem<T>::to_acc(s_val[p]) : 0.f;
+      }
+    };
+
+    float acc[BN / 16][4];
+#pragma unroll
+    for (int mt = 0; mt < BN / 16; ++mt)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) acc[mt][q] = 0.f;
+
+    // Prologue: chunks 0 .. kStages-2 in flight.
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) {
+      if (s < nchunks) issue(s);
+      cp_async_commit();
+    }
+
+    for (int c = 0; c < nchunks; ++c) {
+      const int cn = c + kStages - 1;
+      if (cn < nchunks) issue(cn);
+      cp_async_commit();
+      float vcur[4];
+      load_vals(c, vcur);
+      cp_async_wait<kStages - 1>();
+      __syncwarp();
+      const T* S = stage + (c % kStages) * Tile::kStageElems;  // (16, kRowStride): S[k][m]
+      if constexpr (sizeof(T) == 2) {
+        const unsigned b[2] = {pack2(Elem<T>::from_acc(vcur[0]), Elem<T>::from_acc(vcur[1])),
+                               pack2(Elem<T>::from_acc(vcur[2]), Elem<T>::from_acc(vcur[3]))};
+        // ldmatrix.trans row addresses: matrices (m 0-7,k 0-7), (m 8-15,k 0-7), (m 0-7,k 8-15), (m 8-15,k 8-15)
+        const int lk = (lane & 7) + ((lane >> 4) << 3), lm = ((lane >> 3) & 1) * 8;
+#pragma unroll
+        for (int mt = 0; mt < BN / 16; ++mt) {
+          unsigned a[4];
+          ldmatrix_x4_trans(a, S + lk * Tile::kRowStride + mt * 16 + lm);
+          mma_16816(acc[mt], a, b, T());
+        }
+      } else {
+        // MMA rows are permuted so that one 16-byte LDS feeds two m-tiles: in each 32-column
+        // pair of tiles (2p, 2p+1), MMA row g / g+8 of tile 2p+h reads column 4g+2h / 4g+2h+1.
+#pragma unroll
+        for (int kk = 0; kk < 2; ++kk) {
+          const unsigned b[2] = {to_tf32(vcur[2 * kk]), to_tf32(vcur[2 * kk + 1])};
+          const float* Sk = reinterpret_cast<const float*>(S) + (kk * 8 + t4) * Tile::kRowStride;
+#pragma unroll
+          for (int pr = 0; pr < BN / 32; ++pr) {
+            const float4 lo4 = *reinterpret_cast<const float4*>(Sk + pr * 32 + 4 * g);
+            const float4 hi4 = *reinterpret_cast<const float4*>(Sk + 4 * Tile::kRowStride + pr * 32 + 4 * g);
+            const unsigned a0[4] = {to_tf32(lo4.x), to_tf32(lo4.y), to_tf32(hi4.x), to_tf32(hi4.y)};
+            const unsigned a1[4] = {to_tf32(lo4.z), to_tf32(lo4.w), to_tf32(hi4.z), to_tf32(hi4.w)};
+            mma_1688_tf32(acc[2 * pr], a0, b);
+            mma_1688_tf32(acc[2 * pr + 1], a1, b);
+          }
+        }
+      }
+      __syncwarp();
+    }
+    cp_async_wait<0>();
+    __syncwarp();
+
+    // Accumulators (m = column g / g+8, n = window row 2t4 / 2t4+1) -> O[row][col] in
+    // this warp's shared memory.
+#pragma unroll
+    for (int mt = 0; mt < BN / 16; ++mt) {
+      // column of MMA rows g and g+8 (fp16/bf16: natural order; tf32: the permuted one above)
+      const int c_lo = sizeof(T) == 2 ? mt * 16 + g : (mt / 2) * 32 + 4 * g + 2 * (mt % 2);
+      const int c_hi = sizeof(T) == 2 ? mt * 16 + g + 8 : c_lo + 1;
+      O[(2 * t4) * Tile::kOutStride + c_lo] = acc[mt][0];
+      O[(2 * t4 + 1) * Tile::kOutStride + c_lo] = acc[mt][1];
+      O[(2 * t4) * Tile::kOutStride + c_hi] = acc[mt][2];
+      O[(2 * t4 + 1) * Tile::kOutStride + c_hi] = acc[mt][3];
+    }
   }
-  __syncwarp();
-  for (int idx = lane; idx < kWindowRows * BN; idx += 32) {
+  __syncthreads();
+  if (group == 0) return;
+
+  // Epilogue: the group's warps sum their tiles (group leader = warp - rank) and store
+  // rows of the window, element idx by warp rank + 32 * lane ...; coalesced along rows.
+  const int rank = item_rank(it.meta), split = item_split(it.meta);
+  const unsigned char* group_smem = smem_raw + (warp - rank) * Tile::kWarpSmemBytes;
+  for (int idx = rank * 32 + lane; idx < kWindowRows * BN; idx += group * 32) {
     const int r = idx / BN, cc = idx % BN;
     const int row = it.row0 + r, col = j0 + cc;
     if (row >= rows || col >= n) continue;
-    const float v = O[r * Tile::kOutStride + cc];
-    if (it.split >= 0) {
-      atomicAdd(ws + (static_cast<long long>(it.split) * kWindowRows + r) * n + col, v);
+    float v = 0.f;
+    for (int w = 0; w < group; ++w)
+      v += reinterpret_cast<const float*>(group_smem + w * Tile::kWarpSmemBytes)[r * Tile::kOutStride + cc];
+    if (split >= 0) {
+      atomicAdd(ws + (static_cast<long long>(split) * kWindowRows + r) * n + col, v);
     } else {
       T* out = C + row * ldc_row + col * ldc_col;
       float y = alpha * v;
@@ -383,21 +422,21 @@ template <class T, int BN>
 void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long long ldb, int n_load,
                         float* ws, cudaStream_t stream) {
   using Tile = TcTile<T, BN>;
-  const int smem = kWarps * Tile::kWarpSmemBytes;
+  const int smem = kBlockWarps * Tile::kWarpSmemBytes;
   static bool configured = false;  // per instantiation; the attribute is per function and device-wide
   if (!configured) {
     TESSERA_CUDA_CHECK(cudaFuncSetAttribute(tca_tensor_core_kernel<T, BN>,
                                             cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     configured = true;
   }
-  const auto n_items = plan.stats().work_items;
-  const dim3 grid(static_cast<unsigned>((n_items + kWarps - 1) / kWarps),
-                  static_cast<unsigned>((a.n + BN - 1) / BN));
-  tca_tensor_core_kernel<T, BN><<<grid, kWarps * 32, smem, stream>>>(
-      static_cast<const WorkItem*>(plan.items()), static_cast<int>(n_items), a.pos, a.crd,
-      static_cast<const T*>(a.vals), B, ldb, static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride,
-      static_cast<int>(a.rows), static_cast<int>(a.n), n_load, static_cast<float>(a.alpha),
-      static_cast<float>(a.beta), ws);
+  const auto blocks = plan.stats().blocks;
+  if (blocks == 0) return;
+  if (blocks > 0x7fffffffLL) throw Error("spmm_tca: too many work items for one grid");
+  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>((a.n + BN - 1) / BN));
+  tca_tensor_core_kernel<T, BN><<<grid, kBlockWarps * 32, smem, stream>>>(
+      static_cast<const WorkItem*>(plan.items()), a.pos, a.crd, static_cast<const T*>(a.vals), B, ldb,
+      static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride, static_cast<int>(a.rows), static_cast<int>(a.n), n_load,
+      static_cast<float>(a.alpha), static_cast<float>(a.beta), ws);
   TESSERA_CUDA_CHECK_LAUNCH("tca_tensor_core_kernel");
 }
 
@@ -460,31 +499,63 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
   TcaPlanStats& st = plan->stats_;
   st.rows = rows;
   st.nnz = rows > 0 ? pos_host[rows] : 0;
-  std::vector<WorkItem> items;
-  std::vector<int> split_rows;
-  long long padded = 0;
-  if (segment_nnz <= 0) {  // auto: about kTargetItems work items, so small matrices still fill the GPU
-    const long long target = st.nnz / kTargetItems;
+  if (segment_nnz <= 0) {  // auto: about kTargetWarpsPerSm items per SM, so small matrices still fill the GPU
+    int device = 0, sms = 0;
+    TESSERA_CUDA_CHECK(cudaGetDevice(&device));
+    TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const long long target = (st.nnz + static_cast<long long>(sms) * kTargetWarpsPerSm - 1) /
+                             (static_cast<long long>(sms) * kTargetWarpsPerSm);
     segment_nnz = static_cast<int>(std::clamp<long long>((target + kChunkNnz - 1) / kChunkNnz * kChunkNnz,
                                                          kMinSegmentNnz, kSegmentNnz));
   }
-  if (segment_nnz % kChunkNnz != 0) throw Error("TcaPlan: segment_nnz must be a multiple of kChunkNnz");
+  if (segment_nnz % kChunkNnz != 0 || segment_nnz > kSegmentNnz)
+    throw Error("TcaPlan: segment_nnz must be a multiple of kChunkNnz and at most kSegmentNnz");
   st.segment_nnz = segment_nnz;
-  for (std::int64_t r = 0; r < rows; ++r) st.max_row_nnz = std::max<std::int64_t>(st.max_row_nnz, pos_host[r + 1] - pos_host[r]);
+  for (std::int64_t r = 0; r < rows; ++r)
+    st.max_row_nnz = std::max<std::int64_t>(st.max_row_nnz, pos_host[r + 1] - pos_host[r]);
+
+  std::vector<WorkItem> items;  // kBlockWarps slots per block
+  std::vector<int> split_rows;
+  long long padded = 0;
+  auto open_slots = [&] { return static_cast<int>(kBlockWarps - items.size() % kBlockWarps); };
+  auto close_block = [&] {
+    while (items.size() % kBlockWarps != 0) items.push_back({0, 0, 0, item_meta(-1, 0, 0)});
+  };
+  // `group` consecutive segments of `seg` nonzeros from nnz b, within one block.
+  auto add_group = [&](int r0, int b, int e, int seg, int group, int split) {
+    if (open_slots() < group) close_block();
+    for (int s = 0; s < group; ++s) {
+      const int sb = std::min(e, b + s * seg), se = std::min(e, sb + seg);
+      items.push_back({r0, sb, se, item_meta(split, group, s)});
+      padded += (se - sb + kChunkNnz - 1) / kChunkNnz * kChunkNnz;
+      if (se > sb || s == 0) ++st.work_items;
+    }
+  };
+  auto round_chunk = [](long long x) { return static_cast<int>((x + kChunkNnz - 1) / kChunkNnz * kChunkNnz); };
   for (std::int64_t r0 = 0; r0 < rows; r0 += kWindowRows) {
     const int b = pos_host[r0], e = pos_host[std::min<std::int64_t>(r0 + kWindowRows, rows)];
-    const int cnt = e - b;
-    const int nseg = cnt <= segment_nnz ? 1 : (cnt + segment_nnz - 1) / segment_nnz;
-    const int split = nseg > 1 ? static_cast<int>(split_rows.size()) : -1;
-    if (nseg > 1) split_rows.push_back(static_cast<int>(r0));
-    for (int s = 0; s < nseg; ++s) {
-      const int sb = b + s * segment_nnz, se = std::min(e, sb + segment_nnz);
-      items.push_back({static_cast<int>(r0), sb, se, split});
-      padded += (se - sb + kChunkNnz - 1) / kChunkNnz * kChunkNnz;
-    }
+    const int cnt = e - b, row0 = static_cast<int>(r0);
     ++st.windows;
+    if (cnt <= segment_nnz) {
+      add_group(row0, b, e, segment_nnz, 1, -1);
+    } else if (cnt <= kBlockWarps * kSegmentNnz) {
+      // Split over the warps of one block: as many segment_nnz pieces as fit, else kBlockWarps.
+      const int want = std::min((cnt + segment_nnz - 1) / segment_nnz, kBlockWarps);
+      const int seg = round_chunk((cnt + want - 1) / want);
+      add_group(row0, b, e, seg, (cnt + seg - 1) / seg, -1);
+      ++st.grouped_windows;
+    } else {
+      // Split over blocks: kBlockWarps segments of kSegmentNnz per block, summed in the workspace.
+      const int split = static_cast<int>(split_rows.size());
+      split_rows.push_back(row0);
+      for (int gb = b; gb < e; gb += kBlockWarps * kSegmentNnz) {
+        const int ge = std::min(e, gb + kBlockWarps * kSegmentNnz);
+        add_group(row0, gb, ge, kSegmentNnz, (ge - gb + kSegmentNnz - 1) / kSegmentNnz, split);
+      }
+    }
   }
-  st.work_items = static_cast<std::int64_t>(items.size());
+  close_block();
+  st.blocks = static_cast<std::int64_t>(items.size() / kBlockWarps);
   st.split_windows = static_cast<std::int64_t>(split_rows.size());
   st.mean_row_nnz = rows > 0 ? static_cast<double>(st.nnz) / rows : 0.0;
   st.chunk_fill = padded > 0 ? static_cast<double>(st.nnz) / padded : 1.0;
@@ -502,12 +573,13 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
 }
 
 std::string TcaPlan::describe() const {
-  char buf[320];
+  char buf[400];
   std::snprintf(buf, sizeof(buf),
-                "TcaPlan{rows=%lld nnz=%lld windows=%lld work_items=%lld split_windows=%lld max_row_nnz=%lld "
-                "mean_row_nnz=%.2f chunk_fill=%.3f segment_nnz=%d}",
+                "TcaPlan{rows=%lld nnz=%lld windows=%lld work_items=%lld blocks=%lld grouped_windows=%lld "
+                "split_windows=%lld max_row_nnz=%lld mean_row_nnz=%.2f chunk_fill=%.3f segment_nnz=%d}",
                 static_cast<long long>(stats_.rows), static_cast<long long>(stats_.nnz),
                 static_cast<long long>(stats_.windows), static_cast<long long>(stats_.work_items),
+                static_cast<long long>(stats_.blocks), static_cast<long long>(stats_.grouped_windows),
                 static_cast<long long>(stats_.split_windows), static_cast<long long>(stats_.max_row_nnz),
                 stats_.mean_row_nnz, stats_.chunk_fill, stats_.segment_nnz);
   return buf;

@@ -16,10 +16,16 @@
 //     (only the window's last chunk is padded), and short rows share MMAs;
 //   * fp16/bf16: mma.m16n8k16 with fp32 accumulation; fp32: TF32 mma.m16n8k8 (two
 //     per chunk); fp64 and any case the plan rejects: the CUDA-core row-split kernel;
-//   * load balance: a window with more than segment_nnz (plan, <= kSegmentNnz) nonzeros is split into
-//     segments (work items) that run on different warps/blocks and accumulate into
-//     an fp32 workspace that a finalize kernel writes out (alpha, beta applied there).
-// The plan (per matrix, depends only on the row offsets) holds the work items.
+//   * each warp stages its work item's column ids and values in shared memory with one
+//     burst of loads, so the chunk loop waits only on the B gathers;
+//   * load balance: a window with more nonzeros than the plan's segment size is split into
+//     up to kBlockWarps segments run by consecutive warps of ONE thread block, whose partial
+//     tiles are summed in shared memory (no workspace). Only a window with more than
+//     kBlockWarps * kSegmentNnz nonzeros is split across blocks: each block's sum goes into
+//     an fp32 workspace with atomics and a finalize kernel writes it out (alpha, beta there).
+//     The segment size follows nnz and the multiprocessor count, so small matrices with
+//     long rows still fill the GPU.
+// The plan (per matrix, depends only on the row offsets and the device) holds the work items.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -30,9 +36,10 @@ namespace tessera::kernels::cuda {
 
 inline constexpr int kWindowRows = 8;
 inline constexpr int kChunkNnz = 16;
-inline constexpr int kSegmentNnz = 512;     // largest work item (nonzeros)
-inline constexpr int kMinSegmentNnz = 32;   // smallest work item the auto segment size picks
-inline constexpr long long kTargetItems = 8192;  // auto segment size aims at about this many items
+inline constexpr int kSegmentNnz = 256;       // largest work item (nonzeros), staged in shared memory
+inline constexpr int kMinSegmentNnz = 32;     // smallest segment the automatic choice picks
+inline constexpr int kBlockWarps = 4;         // warps per block of the tensor-core kernel
+inline constexpr int kTargetWarpsPerSm = 16;  // automatic segment size aims at this many items per SM
 
 enum class TcaKernel : int { TensorCore = 0, CudaCoreRowSplit = 1 };
 
@@ -46,28 +53,28 @@ enum class TcaType : int { F32 = 0, F64 = 1, F16 = 2, BF16 = 3 };
 
 struct TcaPlanStats {
   std::int64_t rows = 0, nnz = 0;
-  std::int64_t windows = 0;        // ceil(rows / kWindowRows)
-  std::int64_t work_items = 0;     // windows + extra segments of split windows
-  std::int64_t split_windows = 0;  // windows with more than kSegmentNnz nonzeros
+  std::int64_t windows = 0;          // ceil(rows / kWindowRows)
+  std::int64_t work_items = 0;       // segments (one warp each); windows + extra segments
+  std::int64_t blocks = 0;           // thread blocks of kBlockWarps warp slots (some slots idle)
+  std::int64_t grouped_windows = 0;  // windows split across the warps of one block
+  std::int64_t split_windows = 0;    // windows split across blocks (workspace + finalize)
   std::int64_t max_row_nnz = 0;
   double mean_row_nnz = 0;
   // Fraction of MMA K slots that hold a real nonzero (padding of the last chunk of
   // each work item is the waste).
   double chunk_fill = 0;
-  int segment_nnz = 0;  // nonzeros per work item (windows with more are split)
+  int segment_nnz = 0;  // target nonzeros per work item
 };
 
-// Per-matrix plan: work items (int4 {first row, nnz begin, nnz end, split id or -1})
-// and the first row of each split window, in device memory.
+// Per-matrix plan: kBlockWarps work items per block (int4 {first row, nnz begin, nnz end,
+// packed split id / group size / rank}) and the first row of each split window, in device memory.
 class TcaPlan {
  public:
-  // pos_host: rows + 1 row offsets (host memory). segment_nnz: nonzeros per work item
-  // (multiple of kChunkNnz); <= 0 picks it from nnz (about kTargetItems items, within
-  // [kMinSegmentNnz, kSegmentNnz]) -- measured SLOWER on H100 (geomean 0.45x vs 0.74x of
-  // cuSPARSE, fp16) because split windows pay a per-call workspace allocation and
-  // atomics; kept for experiments. Synchronous; throws CudaError.
-  static std::shared_ptr<const TcaPlan> build(const int* pos_host, std::int64_t rows,
-                                              int segment_nnz = kSegmentNnz);
+  // pos_host: rows + 1 row offsets (host memory). segment_nnz: target nonzeros per work
+  // item, a multiple of kChunkNnz in [kChunkNnz, kSegmentNnz]; <= 0 (default) picks it
+  // from nnz and the current device's multiprocessor count (about kTargetWarpsPerSm items
+  // per SM, within [kMinSegmentNnz, kSegmentNnz]). Synchronous; throws CudaError.
+  static std::shared_ptr<const TcaPlan> build(const int* pos_host, std::int64_t rows, int segment_nnz = 0);
 
   const TcaPlanStats& stats() const noexcept { return stats_; }
   const void* items() const noexcept { return items_.get(); }
