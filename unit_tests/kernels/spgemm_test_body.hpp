@@ -1,7 +1,7 @@
 #pragma once
 // Shared body of the SpGEMM tests; a per-backend file defines TestSpaces.
-// Every workspace policy x every algorithm (row-wise, row-wise transposed, outer
-// product from CSC and DCSC) against tessera::reference::spgemm, on random
+// Every workspace policy x every algorithm (row-wise to CSR and DCSR, row-wise
+// transposed, outer product from CSC and DCSC) against tessera::reference::spgemm, on random
 // matrices (heavy, no and some deduplication, empty products, edge shapes) and on
 // the small real matrices (B * S(B)^T), plus ISM switches that force many
 // sort/merge rounds (tiny accumulation arrays, pipelining, single buffer).
@@ -41,7 +41,7 @@ void check_one(const HostCoo<double>& A, const HostCoo<double>& B, const HostCoo
   const auto a = tessera::from_coo<double, EncA, Space>(A);
   const auto b = tessera::from_coo<double, EncB, Space>(B);
   ws::Report report;
-  constexpr bool second_order = !(std::is_same_v<OutEnc, tessera::CSR> && std::is_same_v<EncA, tessera::CSR>);
+  constexpr bool second_order = !(OutEnc::mode_order[0] == 0 && std::is_same_v<EncA, tessera::CSR>);
   const double dense_bytes = 9.0 * static_cast<double>(A.shape[0]) * static_cast<double>(B.shape[1]);
   if (std::is_same_v<Policy, ws::Dense> && second_order && dense_bytes > options.memory_budget_bytes) {
     EXPECT_THROW((tessera::spgemm<Policy, OutEnc>(a, b, options)), tessera::OverflowError) << what;
@@ -66,6 +66,8 @@ void check_all(const HostCoo<double>& A, const HostCoo<double>& B, const std::st
             [&](auto policy) {
               using P = decltype(policy);
               check_one<P, tessera::CSR, tessera::CSR, tessera::CSR, Space>(A, B, ref, options, what + " rowwise");
+              check_one<P, tessera::DCSR, tessera::CSR, tessera::CSR, Space>(A, B, ref, options,
+                                                                            what + " rowwise-dcsr");
               check_one<P, tessera::CSC, tessera::CSR, tessera::CSR, Space>(A, B, ref, options,
                                                                            what + " rowwise-transposed");
               check_one<P, tessera::CSR, tessera::CSC, tessera::CSR, Space>(A, B, ref, options, what + " outer");

@@ -148,6 +148,12 @@ TEST(Workspace, AutoChoosesDenseOnlyWithinBudget) {
   EXPECT_FALSE(ws::auto_prefers_dense(in));  // over budget
   in.positions = std::int64_t{1} << 24;
   EXPECT_FALSE(ws::auto_prefers_dense(in));  // large and barely touched
+  in.products = in.positions;
+  EXPECT_TRUE(ws::auto_prefers_dense(in));   // large, but reused over as many products
+  in.positions = std::int64_t{1} << 28;
+  EXPECT_FALSE(ws::auto_prefers_dense(in));  // reused, but over budget
+  in.positions = std::int64_t{1} << 24;
+  in.products = 0;
   in.nnz_estimate = std::int64_t{1} << 22;
   EXPECT_TRUE(ws::auto_prefers_dense(in));   // large but well filled
   int dense_calls = 0;

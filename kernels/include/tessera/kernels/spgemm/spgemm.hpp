@@ -3,7 +3,8 @@
 // execution space, accumulating through the workspace `Policy`
 // (tessera::workspace::{Dense, Bucket, Hash, Coord, Map, SortOnce, Auto}).
 // The algorithm follows the encodings:
-//   A CSR,  B CSR,        C row-major     row-wise, first-order workspace per row;
+//   A CSR,  B CSR,        C row-major     row-wise, first-order workspace per row, rows
+//                                         written straight into C (Dense: Gustavson rows);
 //   A CSR,  B CSR,        C column-major  row-wise, second-order workspace (transposed output);
 //   A CSC|DCSC, B CSR|DCSR, C any         outer product, second-order workspace.
 // OutEnc is any {Dense|Compressed, Compressed} matrix encoding (CSR, CSC, DCSR, DCSC).
@@ -64,6 +65,8 @@ Tensor<T, OutEnc, Space> spgemm(const Space& space, const Tensor<T, EncA, Space>
     const bool first_order = rowwise && row_major_out;
     in.positions = first_order ? shape[1] : (shape[0] * shape[1] + threads - 1) / threads;
     in.nnz_estimate = first_order ? flops / std::max<std::int64_t>(shape[0], 1) : flops / threads;
+    // A first-order workspace serves every row of its thread; a second-order one is set up per chunk.
+    if (first_order) in.products = flops / threads;
   }
   const bool dense = std::is_same_v<Policy, workspace::Auto> && workspace::auto_prefers_dense(in);
 
@@ -77,22 +80,25 @@ Tensor<T, OutEnc, Space> spgemm(const Space& space, const Tensor<T, EncA, Space>
                             std::to_string(shape[1]) + " result needs " + std::to_string(bytes) +
                             " bytes, over memory_budget_bytes; use a sparse policy or raise the budget");
     }
-    std::vector<SortedChunk<T, 2>> chunks;
     const std::string region = std::string("tessera::spgemm[") + (rowwise ? "rowwise" : "outer") +
                                (row_major_out ? "" : ",transposed") + "," + workspace::policy_name<P> + "]";
     Kokkos::Profiling::pushRegion(region);
-    if constexpr (rowwise && row_major_out)
-      chunks = impl::spgemm_rowwise<P, T>(space, a, A.decompose().levels[1].pos, b, options.ism, report);
-    else if constexpr (rowwise)
-      chunks = impl::spgemm_second_order<P, impl::SecondOrderVariant::RowWiseColumnMajorOut, T>(space, a, b,
+    Tensor<T, OutEnc, Space> C;
+    if constexpr (rowwise && row_major_out) {
+      C = impl::spgemm_rowwise<P, T, OutEnc>(space, a, A.decompose().levels[1].pos, b, options.ism, report);
+    } else {
+      std::vector<SortedChunk<T, 2>> chunks;
+      if constexpr (rowwise)
+        chunks = impl::spgemm_second_order<P, impl::SecondOrderVariant::RowWiseColumnMajorOut, T>(space, a, b,
+                                                                                                  options.ism, report);
+      else if constexpr (row_major_out)
+        chunks = impl::spgemm_second_order<P, impl::SecondOrderVariant::OuterRowMajorOut, T>(space, a, b, options.ism,
+                                                                                             report);
+      else
+        chunks = impl::spgemm_second_order<P, impl::SecondOrderVariant::OuterColumnMajorOut, T>(space, a, b,
                                                                                                 options.ism, report);
-    else if constexpr (row_major_out)
-      chunks = impl::spgemm_second_order<P, impl::SecondOrderVariant::OuterRowMajorOut, T>(space, a, b, options.ism,
-                                                                                           report);
-    else
-      chunks = impl::spgemm_second_order<P, impl::SecondOrderVariant::OuterColumnMajorOut, T>(space, a, b,
-                                                                                              options.ism, report);
-    auto C = assemble<T, OutEnc>(shape, chunks, space);
+      C = assemble<T, OutEnc>(shape, chunks, space);
+    }
     Kokkos::Profiling::popRegion();
     return C;
   });
