@@ -56,7 +56,7 @@ void register_tessera_seq(const std::string& impl, const tessera_bench::SpgemmCa
     std::int64_t nnz = 0;
     for (auto _ : state) nnz = tessera::spgemm<Policy>(Serial(), A, B).nnz();
     set_counters(state, c, nnz);
-  })->UseRealTime();
+  })->UseRealTime()->MinWarmUpTime(0.05);
 }
 
 void register_case(const tessera_bench::SpgemmCase& c) {
@@ -73,7 +73,7 @@ void register_case(const tessera_bench::SpgemmCase& c) {
       nnz = C.nonZeros();
     }
     set_counters(state, c, nnz);
-  })->UseRealTime();
+  })->UseRealTime()->MinWarmUpTime(0.05);
 
   const auto Ao = tessera::from_coo<double, tessera::CSR, OpenMP>(c.left);
   const auto Bo = tessera::from_coo<double, tessera::CSR, OpenMP>(c.right);
@@ -81,7 +81,7 @@ void register_case(const tessera_bench::SpgemmCase& c) {
     std::int64_t nnz = 0;
     for (auto _ : state) nnz = tessera::spgemm<ws::Auto>(OpenMP(), Ao, Bo).nnz();
     set_counters(state, c, nnz);
-  })->UseRealTime();
+  })->UseRealTime()->MinWarmUpTime(0.05);
   benchmark::RegisterBenchmark(("spgemm_omp/kokkoskernels/" + c.name).c_str(), [=](benchmark::State& state) {
     using Matrix = decltype(tessera::to_crs_matrix(Ao));
     using Handle = KokkosKernels::Experimental::KokkosKernelsHandle<int, int, double, OpenMP, Kokkos::HostSpace,
@@ -98,7 +98,7 @@ void register_case(const tessera_bench::SpgemmCase& c) {
       handle.destroy_spgemm_handle();
     }
     set_counters(state, c, nnz);
-  })->UseRealTime();
+  })->UseRealTime()->MinWarmUpTime(0.05);
 }
 
 template <class Policy, class OutEnc, class EncA>

@@ -45,11 +45,11 @@ void register_matrix(const std::string& name, const Matrix& A, std::int64_t n) {
   benchmark::RegisterBenchmark(("spmv/tessera/" + name).c_str(), [=](benchmark::State& state) {
     for (auto _ : state) tessera::spmv(1.0, A, x, 0.0, y);
     set_counters(state, A, 1);
-  })->UseRealTime();
+  })->UseRealTime()->MinWarmUpTime(0.05);
   benchmark::RegisterBenchmark(("spmv/kokkoskernels/" + name).c_str(), [=](benchmark::State& state) {
     for (auto _ : state) KokkosSparse::spmv("N", 1.0, crs, x, 0.0, y);
     set_counters(state, A, 1);
-  })->UseRealTime();
+  })->UseRealTime()->MinWarmUpTime(0.05);
   const auto B_left = filled(Dense<Kokkos::LayoutLeft>("B", cols, n), 2);
   const Dense<Kokkos::LayoutLeft> C_left("C", rows, n);
   const auto B_right = filled(Dense<Kokkos::LayoutRight>("B", cols, n), 3);
@@ -58,15 +58,15 @@ void register_matrix(const std::string& name, const Matrix& A, std::int64_t n) {
   benchmark::RegisterBenchmark(("spmm_left_n" + suffix + "tessera/" + name).c_str(), [=](benchmark::State& state) {
     for (auto _ : state) tessera::spmm(1.0, A, B_left, 0.0, C_left);
     set_counters(state, A, n);
-  })->UseRealTime();
+  })->UseRealTime()->MinWarmUpTime(0.05);
   benchmark::RegisterBenchmark(("spmm_left_n" + suffix + "kokkoskernels/" + name).c_str(), [=](benchmark::State& state) {
     for (auto _ : state) KokkosSparse::spmv("N", 1.0, crs, B_left, 0.0, C_left);
     set_counters(state, A, n);
-  })->UseRealTime();
+  })->UseRealTime()->MinWarmUpTime(0.05);
   benchmark::RegisterBenchmark(("spmm_right_n" + suffix + "tessera/" + name).c_str(), [=](benchmark::State& state) {
     for (auto _ : state) tessera::spmm(1.0, A, B_right, 0.0, C_right);
     set_counters(state, A, n);
-  })->UseRealTime();
+  })->UseRealTime()->MinWarmUpTime(0.05);
 }
 
 }  // namespace

@@ -71,7 +71,7 @@ void add(const std::string& name, std::int64_t nnz, std::int64_t products, Run r
     std::int64_t out = 0;
     for (auto _ : state) out = run();
     set_counters(state, nnz, products, out);
-  })->UseRealTime()->Unit(benchmark::kMillisecond);
+  })->UseRealTime()->MinWarmUpTime(0.05)->Unit(benchmark::kMillisecond);
 }
 
 template <class Policy>
