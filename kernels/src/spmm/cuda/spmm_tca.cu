@@ -8,6 +8,8 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -116,8 +118,13 @@ __device__ __forceinline__ unsigned pack2(T lo, T hi) {
 // ---------------------------------------------------------------------------------
 // Tensor-core kernel.
 constexpr int kStages = 3;  // cp.async pipeline depth (chunks in flight per warp)
+// Plans whose work items all have at most this many nonzeros run the kernel variant with
+// the small staging area: same occupancy as without staging (4 blocks/SM for TF32, BN = 64).
+constexpr int kShortItemNnz = 32;
 
-template <class T, int BN>
+// CAP: largest work item (nonzeros) the per-warp shared-memory staging holds; a small CAP
+// keeps the footprint (and so the occupancy) of plans whose items are all short.
+template <class T, int BN, int CAP>
 struct TcTile {
   static constexpr int kVec = 16 / int(sizeof(T));          // elements per 16-byte load
   static constexpr int kRowStride = BN + 8;                 // staged B row (elements), padded vs bank conflicts
@@ -126,13 +133,13 @@ struct TcTile {
   static constexpr int kVecPerRow = BN / kVec;
   static constexpr int kLoadsPerLane = kChunkNnz * kVecPerRow / 32;
   static constexpr int kStageBytes = kStages * kStageElems * int(sizeof(T));
-  // per warp: B stages | item column ids (kSegmentNnz ints) | item values (kSegmentNnz T)
-  static constexpr int kWarpSmemBytes = kStageBytes + kSegmentNnz * (4 + int(sizeof(T)));
+  // per warp: B stages | item column ids (CAP ints) | item values (CAP T)
+  static constexpr int kWarpSmemBytes = kStageBytes + CAP * (4 + int(sizeof(T)));
   static_assert(BN % 16 == 0, "BN is a multiple of the MMA M tile");
   static_assert((kChunkNnz * kVecPerRow) % 32 == 0, "whole loads per lane");
   static_assert(kWindowRows * kOutStride * 4 <= kStageBytes, "output tile fits the stages");
   static_assert(kStageBytes % 16 == 0 && kWarpSmemBytes % 16 == 0, "16-byte aligned regions");
-  static_assert(kSegmentNnz % 32 == 0 && kSegmentNnz % kChunkNnz == 0, "whole staging loads per lane");
+  static_assert(CAP % 32 == 0 && CAP <= kSegmentNnz, "whole staging loads per lane");
   static_assert(kWindowRows == 8 && kChunkNnz == 16, "MMA shape: window rows = N = 8, chunk = K = 16");
 };
 
@@ -149,13 +156,13 @@ __host__ __device__ constexpr int item_rank(int meta) { return meta & 3; }
 __host__ __device__ constexpr int item_group(int meta) { return (meta >> 2) & 7; }
 __host__ __device__ constexpr int item_split(int meta) { return (meta >> 5) - 1; }
 
-template <class T, int BN>
+template <class T, int BN, int CAP>
 __global__ void __launch_bounds__(kBlockWarps * 32)
     tca_tensor_core_kernel(const WorkItem* __restrict__ items, const int* __restrict__ pos,
                            const int* __restrict__ crd, const T* __restrict__ vals, const T* __restrict__ B,
                            long long ldb, T* __restrict__ C, long long ldc_row, long long ldc_col, int rows, int n,
                            int n_load, float alpha, float beta, float* __restrict__ ws) {
-  using Tile = TcTile<T, BN>;
+  using Tile = TcTile<T, BN, CAP>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   // The plan fills every slot of every block (idle slots have group 0): all warps reach
@@ -164,20 +171,20 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
   const int group = item_group(it.meta);
   unsigned char* wsm = smem_raw + warp * Tile::kWarpSmemBytes;
   T* stage = reinterpret_cast<T*>(wsm);                             // (kStages, 16, kRowStride)
-  int* s_crd = reinterpret_cast<int*>(wsm + Tile::kStageBytes);     // (kSegmentNnz)
-  T* s_val = reinterpret_cast<T*>(s_crd + kSegmentNnz);             // (kSegmentNnz)
+  int* s_crd = reinterpret_cast<int*>(wsm + Tile::kStageBytes);     // (CAP)
+  T* s_val = reinterpret_cast<T*>(s_crd + CAP);                     // (CAP)
   float* O = reinterpret_cast<float*>(stage);                       // (kWindowRows, kOutStride), after the loop
   const int j0 = blockIdx.y * BN;
 
   if (group > 0) {
     const int g = lane >> 2, t4 = lane & 3;
-    const int cnt = it.end - it.begin;  // <= kSegmentNnz (plan)
+    const int cnt = it.end - it.begin;  // <= CAP (plan's max_item_nnz)
     // Stage the item's column ids and values: all loads in flight at once.
     {
-      int cr[kSegmentNnz / 32];
-      T vl[kSegmentNnz / 32];
+      int cr[CAP / 32];
+      T vl[CAP / 32];
 #pragma unroll
-      for (int i = 0; i < kSegmentNnz / 32; ++i) {
+      for (int i = 0; i < CAP / 32; ++i) {
         const int q = lane + 32 * i;
         if (q < cnt) {
           cr[i] = __ldg(crd + it.begin + q);
@@ -185,7 +192,7 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
         }
       }
 #pragma unroll
-      for (int i = 0; i < kSegmentNnz / 32; ++i) {
+      for (int i = 0; i < CAP / 32; ++i) {
         const int q = lane + 32 * i;
         if (q < cnt) {
           s_crd[q] = cr[i];
@@ -404,12 +411,42 @@ std::size_t elem_size(TcaType t) {
   }
 }
 
+// Stream-ordered pool for the split-window workspace. It keeps its memory between calls:
+// the default pool hands memory back to the driver at every synchronization, and the
+// next cudaMallocAsync then cost tens of microseconds per call (measured on H100). One
+// pool per device, alive for the process; it holds at most the largest workspace used.
+cudaMemPool_t workspace_pool() {
+  static std::mutex mutex;
+  static std::map<int, cudaMemPool_t> pools;
+  int device = 0;
+  TESSERA_CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = pools.find(device);
+  if (found != pools.end()) return found->second;
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.handleTypes = cudaMemHandleTypeNone;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  cudaMemPool_t pool = nullptr;
+  TESSERA_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
+  std::uint64_t keep = ~std::uint64_t(0);  // never release
+  TESSERA_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  pools[device] = pool;
+  return pool;
+}
+
+// Stream-ordered temporary: from `pool` when given, else from the device's default pool.
 template <class T>
 struct DeviceBuffer {
   T* ptr = nullptr;
   cudaStream_t stream;
-  DeviceBuffer(std::size_t count, cudaStream_t s) : stream(s) {
-    if (count) TESSERA_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr), count * sizeof(T), stream));
+  DeviceBuffer(std::size_t count, cudaStream_t s, cudaMemPool_t pool = nullptr) : stream(s) {
+    if (!count) return;
+    if (pool)
+      TESSERA_CUDA_CHECK(cudaMallocFromPoolAsync(reinterpret_cast<void**>(&ptr), count * sizeof(T), pool, stream));
+    else
+      TESSERA_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr), count * sizeof(T), stream));
   }
   ~DeviceBuffer() {
     if (ptr) cudaFreeAsync(ptr, stream);
@@ -418,14 +455,14 @@ struct DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
 
-template <class T, int BN>
+template <class T, int BN, int CAP>
 void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long long ldb, int n_load,
                         float* ws, cudaStream_t stream) {
-  using Tile = TcTile<T, BN>;
+  using Tile = TcTile<T, BN, CAP>;
   const int smem = kBlockWarps * Tile::kWarpSmemBytes;
   static bool configured = false;  // per instantiation; the attribute is per function and device-wide
   if (!configured) {
-    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(tca_tensor_core_kernel<T, BN>,
+    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(tca_tensor_core_kernel<T, BN, CAP>,
                                             cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     configured = true;
   }
@@ -433,7 +470,7 @@ void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long 
   if (blocks == 0) return;
   if (blocks > 0x7fffffffLL) throw Error("spmm_tca: too many work items for one grid");
   const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>((a.n + BN - 1) / BN));
-  tca_tensor_core_kernel<T, BN><<<grid, kBlockWarps * 32, smem, stream>>>(
+  tca_tensor_core_kernel<T, BN, CAP><<<grid, kBlockWarps * 32, smem, stream>>>(
       static_cast<const WorkItem*>(plan.items()), a.pos, a.crd, static_cast<const T*>(a.vals), B, ldb,
       static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride, static_cast<int>(a.rows), static_cast<int>(a.n), n_load,
       static_cast<float>(a.alpha), static_cast<float>(a.beta), ws);
@@ -462,12 +499,16 @@ void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream)
     ldb = n_load;
   }
   const std::size_t ws_count = static_cast<std::size_t>(st.split_windows) * kWindowRows * a.n;
-  DeviceBuffer<float> ws(ws_count, stream);
+  DeviceBuffer<float> ws(ws_count, stream, ws_count ? workspace_pool() : nullptr);
   if (ws_count) TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, ws_count * sizeof(float), stream));
-  if (a.n <= 32)
-    launch_tensor_core<T, 32>(plan, a, B, ldb, n_load, ws.ptr, stream);
-  else
-    launch_tensor_core<T, 64>(plan, a, B, ldb, n_load, ws.ptr, stream);
+  const bool short_items = st.max_item_nnz <= kShortItemNnz;
+  if (a.n <= 32) {
+    if (short_items) launch_tensor_core<T, 32, kShortItemNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
+    else launch_tensor_core<T, 32, kSegmentNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
+  } else {
+    if (short_items) launch_tensor_core<T, 64, kShortItemNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
+    else launch_tensor_core<T, 64, kSegmentNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
+  }
   if (ws_count) {
     const int blocks = static_cast<int>(std::min<long long>((ws_count + 255) / 256, 65535));
     tca_finalize_kernel<T><<<blocks, 256, 0, stream>>>(plan.split_rows(), st.split_windows, ws.ptr,
@@ -529,6 +570,7 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
       items.push_back({r0, sb, se, item_meta(split, group, s)});
       padded += (se - sb + kChunkNnz - 1) / kChunkNnz * kChunkNnz;
       if (se > sb || s == 0) ++st.work_items;
+      st.max_item_nnz = std::max(st.max_item_nnz, se - sb);
     }
   };
   auto round_chunk = [](long long x) { return static_cast<int>((x + kChunkNnz - 1) / kChunkNnz * kChunkNnz); };
@@ -576,12 +618,13 @@ std::string TcaPlan::describe() const {
   char buf[400];
   std::snprintf(buf, sizeof(buf),
                 "TcaPlan{rows=%lld nnz=%lld windows=%lld work_items=%lld blocks=%lld grouped_windows=%lld "
-                "split_windows=%lld max_row_nnz=%lld mean_row_nnz=%.2f chunk_fill=%.3f segment_nnz=%d}",
+                "split_windows=%lld max_row_nnz=%lld mean_row_nnz=%.2f chunk_fill=%.3f segment_nnz=%d "
+                "max_item_nnz=%d}",
                 static_cast<long long>(stats_.rows), static_cast<long long>(stats_.nnz),
                 static_cast<long long>(stats_.windows), static_cast<long long>(stats_.work_items),
                 static_cast<long long>(stats_.blocks), static_cast<long long>(stats_.grouped_windows),
                 static_cast<long long>(stats_.split_windows), static_cast<long long>(stats_.max_row_nnz),
-                stats_.mean_row_nnz, stats_.chunk_fill, stats_.segment_nnz);
+                stats_.mean_row_nnz, stats_.chunk_fill, stats_.segment_nnz, stats_.max_item_nnz);
   return buf;
 }
 

@@ -64,6 +64,7 @@ struct TcaPlanStats {
   // each work item is the waste).
   double chunk_fill = 0;
   int segment_nnz = 0;  // target nonzeros per work item
+  int max_item_nnz = 0;  // largest work item (picks the kernel's shared-memory staging size)
 };
 
 // Per-matrix plan: kBlockWarps work items per block (int4 {first row, nnz begin, nnz end,
