@@ -119,8 +119,9 @@ __device__ __forceinline__ unsigned pack2(T lo, T hi) {
 // Tensor-core kernel.
 constexpr int kStages = 3;  // cp.async pipeline depth (chunks in flight per warp)
 // Plans whose work items all have at most this many nonzeros run the kernel variant with
-// the small staging area: same occupancy as without staging (4 blocks/SM for TF32, BN = 64).
-constexpr int kShortItemNnz = 32;
+// the small staging area: 4 blocks/SM for TF32 and 7 for fp16 at BN = 64 (H100's 228 KB),
+// as without staging; the 256-nnz area costs one block per SM.
+constexpr int kShortItemNnz = 48;
 
 // CAP: largest work item (nonzeros) the per-warp shared-memory staging holds; a small CAP
 // keeps the footprint (and so the occupancy) of plans whose items are all short.
@@ -139,7 +140,7 @@ struct TcTile {
   static_assert((kChunkNnz * kVecPerRow) % 32 == 0, "whole loads per lane");
   static_assert(kWindowRows * kOutStride * 4 <= kStageBytes, "output tile fits the stages");
   static_assert(kStageBytes % 16 == 0 && kWarpSmemBytes % 16 == 0, "16-byte aligned regions");
-  static_assert(CAP % 32 == 0 && CAP <= kSegmentNnz, "whole staging loads per lane");
+  static_assert(CAP % kChunkNnz == 0 && CAP <= kSegmentNnz, "whole chunks staged");
   static_assert(kWindowRows == 8 && kChunkNnz == 16, "MMA shape: window rows = N = 8, chunk = K = 16");
 };
 
@@ -179,12 +180,20 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
   if (group > 0) {
     const int g = lane >> 2, t4 = lane & 3;
     const int cnt = it.end - it.begin;  // <= CAP (plan's max_item_nnz)
+    // This thread's MMA-B column is window row g: the nonzeros [lo, hi) (item-relative) are
+    // its. Loaded first, so their latency overlaps the staging loads below.
+    int lo = cnt, hi = cnt;
+    if (it.row0 + g < rows) {
+      lo = max(__ldg(pos + it.row0 + g), it.begin) - it.begin;
+      hi = min(__ldg(pos + it.row0 + g + 1), it.end) - it.begin;
+    }
     // Stage the item's column ids and values: all loads in flight at once.
     {
-      int cr[CAP / 32];
-      T vl[CAP / 32];
+      constexpr int kPerLane = (CAP + 31) / 32;
+      int cr[kPerLane];
+      T vl[kPerLane];
 #pragma unroll
-      for (int i = 0; i < CAP / 32; ++i) {
+      for (int i = 0; i < kPerLane; ++i) {
         const int q = lane + 32 * i;
         if (q < cnt) {
           cr[i] = __ldg(crd + it.begin + q);
@@ -192,19 +201,13 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
         }
       }
 #pragma unroll
-      for (int i = 0; i < CAP / 32; ++i) {
+      for (int i = 0; i < kPerLane; ++i) {
         const int q = lane + 32 * i;
         if (q < cnt) {
           s_crd[q] = cr[i];
           s_val[q] = vl[i];
         }
       }
-    }
-    // This thread's MMA-B column is window row g: the nonzeros [lo, hi) (item-relative) are its.
-    int lo = cnt, hi = cnt;
-    if (it.row0 + g < rows) {
-      lo = max(__ldg(pos + it.row0 + g), it.begin) - it.begin;
-      hi = min(__ldg(pos + it.row0 + g + 1), it.end) - it.begin;
     }
     const int nchunks = (cnt + kChunkNnz - 1) / kChunkNnz;
     __syncwarp();
