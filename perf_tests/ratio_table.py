@@ -9,6 +9,7 @@ closes the table. The header states CPU, threads, date and commit.
 import argparse
 import json
 import math
+import re
 import subprocess
 import sys
 from collections import OrderedDict, defaultdict
@@ -53,7 +54,8 @@ def main():
     for b in data["benchmarks"]:
         if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
             continue
-        name = b.get("run_name", b["name"]).removesuffix("/real_time")
+        # Drop the attributes Google Benchmark appends (/min_warmup_time:0.050, /real_time).
+        name = re.sub(r"/(min_warmup_time:[^/]*|real_time)", "", b.get("run_name", b["name"]))
         kernel, impl, matrix = name.split("/", 2)
         rates[kernel][matrix][impl] = b["GFLOPs"] / 1e9 if b["GFLOPs"] > 1e6 else b["GFLOPs"]
         nnz[matrix] = int(b.get("nnz", 0))
