@@ -18,8 +18,9 @@ from collections import OrderedDict, defaultdict
 def commit_of_repo():
     try:
         out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, check=True)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                               text=True, check=True).stdout.strip()
+        # The table being written lives in perf_tests/results: it does not make the build dirty.
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                ":(exclude)perf_tests/results"], capture_output=True, text=True, check=True).stdout.strip()
         return out.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
