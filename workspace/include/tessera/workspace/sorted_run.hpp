@@ -3,9 +3,17 @@
 // they were inserted; `order` lists their slots by ascending key (accumulation
 // indexing: sort and merge move 4-byte indices, not keys and values). Equal keys
 // may repeat (Coord, Bucket); readers sum them.
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 
 namespace tessera::workspace {
+
+// order = 0..n-1 sorted by keys[order[i]]: sorting moves 4-byte indices, not entries.
+inline void sort_order_by_key(const std::int64_t* keys, std::int32_t* order, std::int64_t n) {
+  std::iota(order, order + n, 0);
+  std::sort(order, order + n, [keys](std::int32_t a, std::int32_t b) { return keys[a] < keys[b]; });
+}
 
 template <class T>
 struct SortedRun {

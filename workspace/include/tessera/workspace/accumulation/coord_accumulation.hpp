@@ -37,9 +37,8 @@ class CoordAccumulation {
     const std::int64_t n = keys_.size();
     order_.resize(n);
     std::int32_t* order = order_.data();
-    std::iota(order, order + n, 0);
     const std::int64_t* keys = keys_.data();
-    std::sort(order, order + n, [keys](std::int32_t a, std::int32_t b) { return keys[a] < keys[b]; });
+    sort_order_by_key(keys, order, n);
     return {keys, vals_.data(), order, n};
   }
 
