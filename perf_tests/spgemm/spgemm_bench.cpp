@@ -59,6 +59,18 @@ void register_tessera_seq(const std::string& impl, const tessera_bench::SpgemmCa
   })->UseRealTime()->MinWarmUpTime(0.05);
 }
 
+template <class Policy>
+void register_tessera_omp(const std::string& impl, const tessera_bench::SpgemmCase& c, const Csr<OpenMP>& A,
+                          const Csr<OpenMP>& B, ws::RowOutput row_output) {
+  ws::Options options;
+  options.row_output = row_output;
+  benchmark::RegisterBenchmark(("spgemm_omp/" + impl + "/" + c.name).c_str(), [=](benchmark::State& state) {
+    std::int64_t nnz = 0;
+    for (auto _ : state) nnz = tessera::spgemm<Policy>(OpenMP(), A, B, options).nnz();
+    set_counters(state, c, nnz);
+  })->UseRealTime()->MinWarmUpTime(0.05);
+}
+
 void register_case(const tessera_bench::SpgemmCase& c) {
   const auto As = tessera::from_coo<double, tessera::CSR, Serial>(c.left);
   const auto Bs = tessera::from_coo<double, tessera::CSR, Serial>(c.right);
@@ -77,11 +89,10 @@ void register_case(const tessera_bench::SpgemmCase& c) {
 
   const auto Ao = tessera::from_coo<double, tessera::CSR, OpenMP>(c.left);
   const auto Bo = tessera::from_coo<double, tessera::CSR, OpenMP>(c.right);
-  benchmark::RegisterBenchmark(("spgemm_omp/tessera/" + c.name).c_str(), [=](benchmark::State& state) {
-    std::int64_t nnz = 0;
-    for (auto _ : state) nnz = tessera::spgemm<ws::Auto>(OpenMP(), Ao, Bo).nnz();
-    set_counters(state, c, nnz);
-  })->UseRealTime()->MinWarmUpTime(0.05);
+  register_tessera_omp<ws::Auto>("tessera", c, Ao, Bo, ws::RowOutput::Auto);
+  // Ablation of the Dense policy's output placement (Auto picks one of these two).
+  register_tessera_omp<ws::Dense>("tessera_buffered", c, Ao, Bo, ws::RowOutput::Buffered);
+  register_tessera_omp<ws::Dense>("tessera_symbolic", c, Ao, Bo, ws::RowOutput::Symbolic);
   benchmark::RegisterBenchmark(("spgemm_omp/kokkoskernels/" + c.name).c_str(), [=](benchmark::State& state) {
     using Matrix = decltype(tessera::to_crs_matrix(Ao));
     using Handle = KokkosKernels::Experimental::KokkosKernelsHandle<int, int, double, OpenMP, Kokkos::HostSpace,

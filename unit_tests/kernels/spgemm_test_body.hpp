@@ -119,6 +119,27 @@ TYPED_TEST(Spgemm, DeduplicationExtremes) {
   check_all<TypeParam>(left, right, "empty_product");
 }
 
+// Both placements of the Dense policy's output rows (and Auto's choice between them),
+// forced on inputs whose products fold a lot, not at all, or into nothing.
+TYPED_TEST(Spgemm, DenseRowOutputPlacements) {
+  std::vector<std::pair<HostCoo<double>, HostCoo<double>>> cases = {
+      {tessera_test::random_coo({30, 40}, 1200, 41), tessera_test::random_coo({40, 8}, 300, 42)},
+      {tessera_test::random_coo({1, 50}, 40, 43), tessera_test::random_coo({50, 900}, 2000, 44)},
+      {tessera_test::random_coo({700, 90}, 900, 45), tessera_test::random_coo({90, 3000}, 1500, 46)}};
+  for (const auto& c : tessera_test::edge_case_matrices(12)) cases.emplace_back(c.coo, tessera::reference::shifted_transpose(c.coo));
+  for (const auto& [A, B] : cases) {
+    const auto ref = tessera::reference::spgemm(A, B);
+    for (auto placement : {ws::RowOutput::Buffered, ws::RowOutput::Symbolic, ws::RowOutput::Auto}) {
+      ws::Options options;
+      options.row_output = placement;
+      const std::string what = "row_output=" + std::to_string(static_cast<int>(placement)) + " A " +
+                               std::to_string(A.shape[0]) + "x" + std::to_string(A.shape[1]);
+      check_one<ws::Dense, tessera::CSR, tessera::CSR, tessera::CSR, TypeParam>(A, B, ref, options, what);
+      check_one<ws::Dense, tessera::DCSR, tessera::CSR, tessera::CSR, TypeParam>(A, B, ref, options, what + " dcsr");
+    }
+  }
+}
+
 TYPED_TEST(Spgemm, IsmSwitchesForceManyMerges) {
   const auto A = tessera_test::random_coo({60, 100}, 600, 31), B = tessera_test::random_coo({100, 80}, 800, 32);
   for (bool pipelining : {false, true})

@@ -33,9 +33,20 @@ struct IsmOptions {
   bool double_buffer = true;
 };
 
+// How a row-wise kernel with a Dense workspace places its output rows.
+//   Buffered: each row is computed into its chunk's buffers, which are then copied
+//             into the result;
+//   Symbolic: a counting pass sizes every row first, then rows are computed straight
+//             into the result (no buffers, no copy, but a second pass over the products);
+//   Auto:     Symbolic when a sample of rows makes more than
+//             kSymbolicMinOutputPerProduct output entries per product.
+enum class RowOutput { Auto, Buffered, Symbolic };
+inline constexpr double kSymbolicMinOutputPerProduct = 0.3;
+
 // Per-call choices and what the kernel reports back.
 struct Options {
   IsmOptions ism;
+  RowOutput row_output = RowOutput::Auto;
   // Upper bound for Dense workspaces (all threads together) when the policy is Auto.
   std::int64_t memory_budget_bytes = std::int64_t{1} << 30;
 };

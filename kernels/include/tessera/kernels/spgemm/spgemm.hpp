@@ -85,7 +85,8 @@ Tensor<T, OutEnc, Space> spgemm(const Space& space, const Tensor<T, EncA, Space>
     Kokkos::Profiling::pushRegion(region);
     Tensor<T, OutEnc, Space> C;
     if constexpr (rowwise && row_major_out) {
-      C = impl::spgemm_rowwise<P, T, OutEnc>(space, a, A.decompose().levels[1].pos, b, options.ism, report);
+      C = impl::spgemm_rowwise<P, T, OutEnc>(space, a, A.decompose().levels[1].pos, b, options.ism, options.row_output,
+                                                     report);
     } else {
       std::vector<SortedChunk<T, 2>> chunks;
       if constexpr (rowwise)

@@ -35,12 +35,13 @@ inline constexpr bool is_natural_order3_v =
     is_encoding_v<Enc> && Enc::order == 3 && Enc::mode_order[0] == 0 && Enc::mode_order[1] == 1 &&
     Enc::mode_order[2] == 2;
 
-// Resolves Auto from the size of one workspace (`positions`, one per thread) and the
-// entries one accumulation sees, refuses a Dense workspace over the memory budget,
+// Resolves Auto from the size of one workspace (`positions`, one per thread), the
+// entries one accumulation sees and the products of the whole call, refuses a Dense workspace over the memory budget,
 // and assembles what kernel(PolicyTag) returns.
 template <class Policy, class OutEnc, class T, class Space, class Kernel>
 Tensor<T, OutEnc, Space> run_ttm(const Space& space, const char* name, const Shape<3>& shape, std::int64_t positions,
-                                 std::int64_t nnz_estimate, const workspace::Options& options, Kernel&& kernel) {
+                                 std::int64_t nnz_estimate, std::int64_t products, const workspace::Options& options,
+                                 Kernel&& kernel) {
   static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible,
                 "ttm runs on host execution spaces (Serial, OpenMP)");
   static_assert(is_natural_order3_v<OutEnc>, "OutEnc must be an order-3 encoding in natural mode order");
@@ -48,6 +49,7 @@ Tensor<T, OutEnc, Space> run_ttm(const Space& space, const char* name, const Sha
   workspace::AutoInputs in;
   in.positions = positions;
   in.nnz_estimate = nnz_estimate;
+  in.products = products / threads;  // a thread's workspace serves all its chunks
   in.value_bytes = sizeof(T);
   in.workspaces = threads;
   in.budget_bytes = options.memory_budget_bytes;
@@ -80,7 +82,8 @@ Tensor<T, OutEnc, Space> ttm(const Space& space, const Tensor<T, CSF<3>, Space>&
   const auto plan = kernels::impl::ttm_plan(b, c, I, kernels::host_chunk_count(space));
   const std::int64_t flops = plan.prefix(I);
   return kernels::detail::run_ttm<Policy, OutEnc, T>(
-      space, "ttm", {I, J, L}, plan.max_chunk_rows * J * L, flops / std::max<std::int64_t>(plan.chunks, 1), options,
+      space, "ttm", {I, J, L}, plan.max_chunk_rows * J * L, flops / std::max<std::int64_t>(plan.chunks, 1), flops,
+      options,
       [&](auto policy) { return kernels::impl::ttm_native<decltype(policy), T>(space, b, c, plan, J, options.ism, report); });
 }
 
@@ -95,7 +98,7 @@ Tensor<T, OutEnc, Space> ttm_i(const Space& space, const Tensor<T, CSF<3>, Space
   const std::int64_t fibers = static_cast<std::int64_t>(plan.prefix.extent(0)) - 1;
   const std::int64_t flops = plan.prefix(fibers);
   return kernels::detail::run_ttm<Policy, OutEnc, T>(
-      space, "ttm_i", {K, J, L}, J * L, flops / std::max<std::int64_t>(fibers, 1), options,
+      space, "ttm_i", {K, J, L}, J * L, flops / std::max<std::int64_t>(fibers, 1), flops, options,
       [&](auto policy) { return kernels::impl::ttm_i_native<decltype(policy), T>(space, b, c, plan, J, options.ism, report); });
 }
 

@@ -1,13 +1,16 @@
 #pragma once
-// Row-wise (Gustavson) SpGEMM, C = A * B with A, B and C row-major: row i of C
-// accumulates a_ik * B(k, :) and is written straight into its chunk's output arrays
-// (no row index per entry: the row's length goes to C's pos array). Rows are split
-// into nnz-balanced chunks; chunks are concatenated in order, so the result does not
-// depend on the schedule.
-//   Dense policy   GustavsonRow below: values and row stamps over all columns; the
-//                  row's column list is built in place in the output and ordered by a
-//                  scan of its column range when that range is narrow, else by a sort.
-//   other policies the policy's first-order workspace (keys = column j), drained per row.
+// Row-wise (Gustavson) SpGEMM, C = A * B with A, B and C row-major, in two passes
+// over nnz-balanced chunks of rows: pass 1 finds every row's length, a prefix sum
+// turns the lengths into C's pos array, and pass 2 puts each row's entries at its
+// offset in C's arrays. The result does not depend on the schedule.
+//   buffered  pass 1 computes each row into its chunk's buffers, pass 2 copies the
+//             chunks (every policy);
+//   symbolic  pass 1 counts a row's columns with row stamps only (no values), pass 2
+//             computes the row straight into C (Dense policy); chosen when few
+//             products fold into each output entry (workspace::RowOutput).
+// The Dense policy's accumulator is GustavsonRow below: its column list is built in
+// place and ordered by a scan of its column range when that range is narrow, else by
+// a sort; other policies use their first-order workspace (keys = column j).
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -29,7 +32,7 @@
 
 namespace tessera::kernels::impl {
 
-// The entries of one chunk of rows, concatenated in row order.
+// The entries of one chunk of rows, concatenated in row order (sparse policies, pass 1).
 template <class T, class Ordinal>
 struct RowChunk {
   workspace::GrowableArray<Ordinal> crd;  // (entries)
@@ -63,14 +66,28 @@ class GustavsonRow {
     row_ = 0;
   }
 
-  // Row i of A * B into crd[0, n), vals[0, n), sorted by column; returns n. crd and
-  // vals hold at least min(products of the row, cols) entries.
+  // The number of entries of row i of A * B (its distinct columns).
+  template <class MA, class MB>
+  std::int64_t count(const MA& A, const MB& B, std::int64_t i) {
+    if (A.end(i) - A.begin(i) == 1) return B.end(A.crd[A.begin(i)]) - B.begin(A.crd[A.begin(i)]);
+    const std::int32_t stamp = next_stamp();
+    std::int32_t* mark = stamp_.data();
+    std::int64_t n = 0;
+    for (std::int64_t q = A.begin(i); q < A.end(i); ++q) {
+      const std::int64_t k = A.crd[q];
+      for (std::int64_t r = B.begin(k); r < B.end(k); ++r) {
+        const Ordinal j = B.crd[r];
+        n += mark[j] != stamp;
+        mark[j] = stamp;
+      }
+    }
+    return n;
+  }
+
+  // Row i of A * B into crd[0, n), vals[0, n), sorted by column; returns n, which is
+  // count(A, B, i). crd and vals hold at least that many entries.
   template <class MA, class MB>
   std::int64_t row(const MA& A, const MB& B, std::int64_t i, Ordinal* crd, T* vals) {
-    if (row_ == std::numeric_limits<std::int32_t>::max()) {
-      stamp_.fill(-1);
-      row_ = 0;
-    }
     if (A.end(i) - A.begin(i) == 1) {
       // One term: the row is a scaled, already sorted row of B.
       const std::int64_t q = A.begin(i), k = A.crd[q];
@@ -82,7 +99,7 @@ class GustavsonRow {
       }
       return n;
     }
-    const std::int32_t stamp = row_++;
+    const std::int32_t stamp = next_stamp();
     std::int32_t* mark = stamp_.data();
     T* acc = acc_.data();
     std::int64_t n = 0;
@@ -125,6 +142,15 @@ class GustavsonRow {
   std::int64_t peak_bytes() const { return meter_.peak(); }
 
  private:
+  // A stamp no column holds yet.
+  std::int32_t next_stamp() {
+    if (row_ == std::numeric_limits<std::int32_t>::max()) {
+      stamp_.fill(-1);
+      row_ = 0;
+    }
+    return row_++;
+  }
+
   // Sorts the n distinct columns crd[0, n), all in [lo, lo + range), range > n: one
   // counting pass into about n buckets by the high bits of j - lo (through scratch_),
   // then each bucket, a few columns when they are spread, sorted in place.
@@ -175,39 +201,25 @@ struct RowAccumulator<workspace::Dense, T, Ordinal> {
   using type = GustavsonRow<T, Ordinal>;
 };
 
-// C (row-major, {Dense|Compressed, Compressed}) from the row lengths in
-// `row_pos` (rows + 1, row i's length at i + 1) and the chunks' entries.
+// C (row-major, {Dense|Compressed, Compressed}) from C's row offsets `row_pos` (CSR's
+// pos, rows + 1) and its column and value arrays.
 template <class T, class OutEnc, class Space>
-Tensor<T, OutEnc, Space> assemble_rows(const Shape<2>& shape, typename Tensor<T, OutEnc, Space>::pos_view row_pos,
-                                       const std::vector<RowChunk<T, typename OutEnc::ordinal_type>>& chunks,
-                                       const Space& space) {
+Tensor<T, OutEnc, Space> rows_to_tensor(const Shape<2>& shape, typename Tensor<T, OutEnc, Space>::pos_view row_pos,
+                                        typename Tensor<T, OutEnc, Space>::crd_view crd,
+                                        typename Tensor<T, OutEnc, Space>::vals_view vals) {
   using Result = Tensor<T, OutEnc, Space>;
   using Offset = typename OutEnc::offset_type;
   const std::int64_t rows = shape[0];
-  std::vector<std::int64_t> chunk_start(chunks.size() + 1, 0);
-  for (std::size_t c = 0; c < chunks.size(); ++c) chunk_start[c + 1] = chunk_start[c] + chunks[c].vals.size();
-  const std::int64_t nnz = chunk_start.back();
-  tessera::detail::check_fits<Offset>(nnz, "number of entries");
   typename Result::Storage s;
-  s.levels[1].crd = typename Result::crd_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::crd1"), nnz);
-  s.vals = typename Result::vals_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::vals"), nnz);
-  auto* crd = s.levels[1].crd.data();
-  T* vals = s.vals.data();
-  Kokkos::parallel_for("tessera::spgemm[rowwise,assemble]", Kokkos::RangePolicy<Space>(space, 0, chunks.size()),
-                       [&](std::int64_t c) {
-                         const auto& chunk = chunks[c];
-                         std::copy(chunk.crd.data(), chunk.crd.data() + chunk.crd.size(), crd + chunk_start[c]);
-                         std::copy(chunk.vals.data(), chunk.vals.data() + chunk.vals.size(), vals + chunk_start[c]);
-                       });
-  space.fence();
-  Offset* pos = row_pos.data();
+  s.levels[1].crd = crd;
+  s.vals = vals;
+  const Offset* pos = row_pos.data();
   if constexpr (OutEnc::level_kinds[0] == LevelKind::Dense) {
-    for (std::int64_t r = 0; r < rows; ++r) pos[r + 1] += pos[r];
     s.levels[1].pos = row_pos;
   } else {
     // DCSR: only rows with entries are stored.
     std::int64_t stored = 0;
-    for (std::int64_t r = 0; r < rows; ++r) stored += pos[r + 1] > 0;
+    for (std::int64_t r = 0; r < rows; ++r) stored += pos[r + 1] > pos[r];
     s.levels[0].pos = typename Result::pos_view("tessera::pos0", 2);
     s.levels[0].pos(1) = static_cast<Offset>(stored);
     s.levels[0].crd = typename Result::crd_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::crd0"), stored);
@@ -215,43 +227,100 @@ Tensor<T, OutEnc, Space> assemble_rows(const Shape<2>& shape, typename Tensor<T,
                                                 stored + 1);
     s.levels[1].pos(0) = 0;
     for (std::int64_t r = 0, p = 0; r < rows; ++r)
-      if (pos[r + 1] > 0) {
+      if (pos[r + 1] > pos[r]) {
         s.levels[0].crd(p) = static_cast<typename OutEnc::ordinal_type>(r);
-        s.levels[1].pos(p + 1) = s.levels[1].pos(p) + pos[r + 1];
-        ++p;
+        s.levels[1].pos(++p) = pos[r + 1];
       }
   }
   return Result(shape, std::move(s));
 }
 
+// Output entries per product of row i of A * B over an evenly spaced sample of about
+// `sample` rows (1 when there is nothing to sample). Counted with one accumulator.
+template <class T, class Ordinal, class MA, class MB, class Products>
+double sampled_output_per_product(GustavsonRow<T, Ordinal>& ws, const MA& A, const MB& B, std::int64_t rows,
+                                  std::int64_t sample, const Products& products) {
+  const std::int64_t stride = std::max<std::int64_t>(1, rows / sample);
+  std::int64_t made = 0, distinct = 0;
+  for (std::int64_t i = stride / 2; i < rows; i += stride) {
+    made += products(i);
+    distinct += ws.count(A, B, i);
+  }
+  return made == 0 ? 1.0 : static_cast<double>(distinct) / static_cast<double>(made);
+}
+
 // A and B are HostMatrix views with a Dense outer level (CSR); a_pos is A's pos View.
 template <class Policy, class T, class OutEnc, class Space, class MA, class MB, class PosView>
 Tensor<T, OutEnc, Space> spgemm_rowwise(const Space& space, const MA& A, const PosView& a_pos, const MB& B,
-                                        const workspace::IsmOptions& options, workspace::Report* report) {
+                                        const workspace::IsmOptions& options, workspace::RowOutput row_output,
+                                        workspace::Report* report) {
+  using Result = Tensor<T, OutEnc, Space>;
   using Ordinal = typename OutEnc::ordinal_type;
   using Offset = typename OutEnc::offset_type;
   using Accumulator = typename RowAccumulator<Policy, T, Ordinal>::type;
+  constexpr bool dense = std::is_same_v<Policy, workspace::Dense>;
   const std::int64_t rows = A.outer_extent, cols = B.inner_extent;
   const workspace::KeySpace<1> row_space({cols});  // checks that columns fit 32 bits
   const auto bounds = balanced_row_chunks(a_pos, rows, host_chunk_count(space));
   const std::int64_t chunks = rows == 0 ? 0 : static_cast<std::int64_t>(bounds.extent(0)) - 1;
-  typename Tensor<T, OutEnc, Space>::pos_view row_pos("tessera::pos1", rows + 1);
-  Offset* lengths = row_pos.data() + 1;
-  std::vector<RowChunk<T, Ordinal>> out(chunks);
+  typename Result::pos_view row_pos("tessera::pos1", rows + 1);
+  Offset* pos = row_pos.data();
   std::vector<std::unique_ptr<Accumulator>> accumulators(host_thread_slots(space));
   for (auto& acc : accumulators) {
-    if constexpr (std::is_same_v<Policy, workspace::Dense>) acc = std::make_unique<Accumulator>();
+    if constexpr (dense) acc = std::make_unique<Accumulator>();
     else acc = std::make_unique<Accumulator>(options);
   }
-  for_each_chunk(space, chunks, "tessera::spgemm[rowwise]", [&](std::int64_t c, std::int64_t thread) {
+  auto products = [&](std::int64_t i) {
+    std::int64_t p = 0;
+    for (std::int64_t q = A.begin(i); q < A.end(i); ++q) p += B.end(A.crd[q]) - B.begin(A.crd[q]);
+    return p;
+  };
+
+  // Symbolic: a counting pass costs about half a numeric pass per product; buffering
+  // costs a write, a page fault and a copy per output entry. Counting first pays off
+  // unless many products fold into each output entry.
+  bool symbolic = false;
+  if constexpr (dense) {
+    symbolic = row_output == workspace::RowOutput::Symbolic;
+    if (row_output == workspace::RowOutput::Auto && rows > 0) {
+      accumulators[0]->reserve(cols);
+      symbolic = sampled_output_per_product(*accumulators[0], A, B, rows, 512, products) >
+                 workspace::kSymbolicMinOutputPerProduct;
+    }
+  }
+
+  // Row i of A * B into crd[0, n), vals[0, n) sorted by column; returns n. The arrays
+  // hold at least min(products(i), cols) entries.
+  auto compute_row = [&](Accumulator& ws, std::int64_t i, Ordinal* crd, T* vals) -> std::int64_t {
+    if constexpr (dense) {
+      return ws.row(A, B, i, crd, vals);
+    } else {
+      ws.reset(row_space, std::min(products(i), cols));
+      for (std::int64_t q = A.begin(i); q < A.end(i); ++q) {
+        const std::int64_t k = A.crd[q];
+        const T a = A.vals[q];
+        for (std::int64_t r = B.begin(k); r < B.end(k); ++r) ws.add(B.crd[r], a * B.vals[r]);
+      }
+      std::int64_t n = 0;
+      ws.drain([&](std::int64_t j, T v) {
+        crd[n] = static_cast<Ordinal>(j);
+        vals[n++] = v;
+      });
+      return n;
+    }
+  };
+
+  // Pass 1: row i's length into pos[i + 1]; buffered rows also land in their chunk.
+  std::vector<RowChunk<T, Ordinal>> out(symbolic ? 0 : chunks);
+  for_each_chunk(space, chunks, "tessera::spgemm[rowwise,pass1]", [&](std::int64_t c, std::int64_t thread) {
     Accumulator& ws = *accumulators[thread];
+    if constexpr (dense) ws.reserve(cols);
+    if (symbolic) {
+      if constexpr (dense)
+        for (std::int64_t i = bounds(c); i < bounds(c + 1); ++i) pos[i + 1] = static_cast<Offset>(ws.count(A, B, i));
+      return;
+    }
     RowChunk<T, Ordinal>& chunk = out[c];
-    if constexpr (std::is_same_v<Policy, workspace::Dense>) ws.reserve(cols);
-    auto products = [&](std::int64_t i) {
-      std::int64_t p = 0;
-      for (std::int64_t q = A.begin(i); q < A.end(i); ++q) p += B.end(A.crd[q]) - B.begin(A.crd[q]);
-      return p;
-    };
     // Symbolic upper bound of the chunk (min(products, cols) per row), reserved once:
     // rows then write without checks or reallocation. Untouched capacity stays
     // unmapped, so a loose bound costs address space, not memory traffic.
@@ -265,34 +334,46 @@ Tensor<T, OutEnc, Space> spgemm_rowwise(const Space& space, const MA& A, const P
       const std::int64_t at = chunk.vals.size();
       chunk.crd.resize(at + bound);
       chunk.vals.resize(at + bound);
-      Ordinal* crd = chunk.crd.data() + at;
-      T* vals = chunk.vals.data() + at;
-      std::int64_t n = 0;
-      if constexpr (std::is_same_v<Policy, workspace::Dense>) {
-        n = ws.row(A, B, i, crd, vals);
-      } else {
-        ws.reset(row_space, bound);
-        for (std::int64_t q = A.begin(i); q < A.end(i); ++q) {
-          const std::int64_t k = A.crd[q];
-          const T a = A.vals[q];
-          for (std::int64_t r = B.begin(k); r < B.end(k); ++r) ws.add(B.crd[r], a * B.vals[r]);
-        }
-        ws.drain([&](std::int64_t j, T v) {
-          crd[n] = static_cast<Ordinal>(j);
-          vals[n++] = v;
-        });
-      }
+      const std::int64_t n = compute_row(ws, i, chunk.crd.data() + at, chunk.vals.data() + at);
       chunk.crd.resize(at + n);
       chunk.vals.resize(at + n);
-      lengths[i] = static_cast<Offset>(n);
+      pos[i + 1] = static_cast<Offset>(n);
     }
+  });
+
+  std::int64_t nnz = 0;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    nnz += pos[r + 1];
+    pos[r + 1] = static_cast<Offset>(nnz);
+  }
+  tessera::detail::check_fits<Offset>(nnz, "number of entries");
+  typename Result::crd_view crd(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::crd1"), nnz);
+  typename Result::vals_view vals(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::vals"), nnz);
+
+  // Pass 2: the entries of rows [bounds(c), bounds(c + 1)) at pos[bounds(c)]. The
+  // dynamic schedule may hand a chunk to a thread whose accumulator pass 1 never
+  // sized, hence the reserve.
+  for_each_chunk(space, chunks, "tessera::spgemm[rowwise,pass2]", [&](std::int64_t c, std::int64_t thread) {
+    if (symbolic) {
+      if constexpr (dense) {
+        Accumulator& ws = *accumulators[thread];
+        ws.reserve(cols);
+        for (std::int64_t i = bounds(c); i < bounds(c + 1); ++i)
+          if (pos[i + 1] > pos[i]) ws.row(A, B, i, crd.data() + pos[i], vals.data() + pos[i]);
+      }
+      return;
+    }
+    const RowChunk<T, Ordinal>& chunk = out[c];
+    const Offset at = pos[bounds(c)];
+    std::copy(chunk.crd.data(), chunk.crd.data() + chunk.crd.size(), crd.data() + at);
+    std::copy(chunk.vals.data(), chunk.vals.data() + chunk.vals.size(), vals.data() + at);
   });
   if (report) {
     report->peak_bytes = 0;
     for (const auto& acc : accumulators) report->peak_bytes += acc->peak_bytes();
     report->policy = workspace::policy_name<Policy>;
   }
-  return assemble_rows<T, OutEnc>({rows, cols}, row_pos, out, space);
+  return rows_to_tensor<T, OutEnc, Space>({rows, cols}, row_pos, crd, vals);
 }
 
 }  // namespace tessera::kernels::impl
