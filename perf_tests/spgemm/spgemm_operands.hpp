@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ inline std::int64_t multiply_adds(const tessera::HostCoo<double>& left, const te
 inline std::vector<std::string> real_matrix_paths() {
   const char* env = std::getenv("TESSERA_DATA_DIR");
   const std::filesystem::path dir = std::filesystem::path(env && *env ? env : "../shared/data") / "matrices";
+  if (!std::filesystem::is_directory(dir))
+    throw std::runtime_error("no folder " + dir.string() + ": point TESSERA_DATA_DIR at the data folder");
   std::vector<std::string> paths;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string p = entry.path().string();

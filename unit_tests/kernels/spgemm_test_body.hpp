@@ -127,6 +127,17 @@ TYPED_TEST(Spgemm, DenseRowOutputPlacements) {
       {tessera_test::random_coo({1, 50}, 40, 43), tessera_test::random_coo({50, 900}, 2000, 44)},
       {tessera_test::random_coo({700, 90}, 900, 45), tessera_test::random_coo({90, 3000}, 1500, 46)}};
   for (const auto& c : tessera_test::edge_case_matrices(12)) cases.emplace_back(c.coo, tessera::reference::shifted_transpose(c.coo));
+  // Banded: B's rows fold many columns into each 32-column block (the symbolic pass
+  // counts by blocks); columns 0 and 299 sit at block edges.
+  HostCoo<double> band;
+  band.shape = {300, 300};
+  for (std::int64_t i = 0; i < 300; ++i)
+    for (std::int64_t j = std::max<std::int64_t>(0, i - 20); j <= std::min<std::int64_t>(299, i + 20); ++j) {
+      band.coords.push_back(i);
+      band.coords.push_back(j);
+      band.values.push_back(1.0 / static_cast<double>(1 + i + 2 * j));
+    }
+  cases.emplace_back(band, tessera::reference::shifted_transpose(band));
   for (const auto& [A, B] : cases) {
     const auto ref = tessera::reference::spgemm(A, B);
     for (auto placement : {ws::RowOutput::Buffered, ws::RowOutput::Symbolic, ws::RowOutput::Auto}) {

@@ -39,7 +39,8 @@ struct IsmOptions {
 //   Symbolic: a counting pass sizes every row first, then rows are computed straight
 //             into the result (no buffers, no copy, but a second pass over the products);
 //   Auto:     Symbolic when a sample of rows makes more than
-//             kSymbolicMinOutputPerProduct output entries per product.
+//             kSymbolicMinOutputPerProduct output entries per unit of counting work
+//             (a product, or a block of 32 columns where B's rows fold into blocks).
 enum class RowOutput { Auto, Buffered, Symbolic };
 inline constexpr double kSymbolicMinOutputPerProduct = 0.3;
 

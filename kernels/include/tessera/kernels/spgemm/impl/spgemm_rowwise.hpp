@@ -26,6 +26,7 @@
 #include "tessera/formats/host_levels.hpp"
 #include "tessera/kernels/common/chunked_workspaces.hpp"
 #include "tessera/kernels/common/row_partition.hpp"
+#include "tessera/kernels/spgemm/impl/column_blocks.hpp"
 #include "tessera/workspace/growable_array.hpp"
 #include "tessera/workspace/key_space.hpp"
 #include "tessera/workspace/workspace.hpp"
@@ -48,7 +49,9 @@ struct RowChunk {
 template <class T, class Ordinal>
 class GustavsonRow {
  public:
-  GustavsonRow() : acc_(&meter_), stamp_(&meter_), scratch_(&meter_), bucket_start_(&meter_) {}
+  GustavsonRow()
+      : acc_(&meter_), stamp_(&meter_), scratch_(&meter_), bucket_start_(&meter_), block_stamp_(&meter_),
+        block_mask_(&meter_), touched_blocks_(&meter_) {}
   GustavsonRow(const GustavsonRow&) = delete;
   GustavsonRow& operator=(const GustavsonRow&) = delete;
 
@@ -62,7 +65,15 @@ class GustavsonRow {
     stamp_.reserve_exact(cols);
     scratch_.reserve_exact(cols);
     bucket_start_.reserve_exact(cols + 1);
+    const std::int64_t blocks = (cols >> kColumnBlockBits) + 1;
+    block_stamp_.release();
+    block_mask_.release();
+    touched_blocks_.release();
+    block_stamp_.reserve_exact(blocks);
+    block_mask_.reserve_exact(blocks);
+    touched_blocks_.reserve_exact(blocks);
     stamp_.fill(-1);
+    block_stamp_.fill(-1);
     row_ = 0;
   }
 
@@ -81,6 +92,36 @@ class GustavsonRow {
         mark[j] = stamp;
       }
     }
+    return n;
+  }
+
+  // count(A, B, i) from B's column blocks: one OR per block of 32 columns a product
+  // touches, then a popcount per distinct block.
+  template <class MA, class MB>
+  std::int64_t count_blocks(const MA& A, const MB& B, const ColumnBlocks& blocks, std::int64_t i) {
+    if (A.end(i) - A.begin(i) == 1) return B.end(A.crd[A.begin(i)]) - B.begin(A.crd[A.begin(i)]);
+    const std::int32_t stamp = next_stamp();
+    std::int32_t* mark = block_stamp_.data();
+    std::uint32_t* bits = block_mask_.data();
+    std::int32_t* touched = touched_blocks_.data();
+    const std::int32_t* block = blocks.block.data();
+    const std::uint32_t* mask = blocks.mask.data();
+    std::int64_t t = 0;
+    for (std::int64_t q = A.begin(i); q < A.end(i); ++q) {
+      const std::int64_t k = A.crd[q];
+      for (std::int64_t e = B.begin(k); e < blocks.end[k]; ++e) {
+        const std::int32_t b = block[e];
+        if (mark[b] != stamp) {
+          mark[b] = stamp;
+          bits[b] = mask[e];
+          touched[t++] = b;
+        } else {
+          bits[b] |= mask[e];
+        }
+      }
+    }
+    std::int64_t n = 0;
+    for (std::int64_t u = 0; u < t; ++u) n += __builtin_popcount(bits[touched[u]]);
     return n;
   }
 
@@ -142,10 +183,11 @@ class GustavsonRow {
   std::int64_t peak_bytes() const { return meter_.peak(); }
 
  private:
-  // A stamp no column holds yet.
+  // A stamp no column (and no block) holds yet.
   std::int32_t next_stamp() {
     if (row_ == std::numeric_limits<std::int32_t>::max()) {
       stamp_.fill(-1);
+      block_stamp_.fill(-1);
       row_ = 0;
     }
     return row_++;
@@ -188,6 +230,9 @@ class GustavsonRow {
   workspace::GrowableArray<std::int32_t> stamp_;  // (cols)
   workspace::GrowableArray<Ordinal> scratch_;             // (cols) bucket sort output
   workspace::GrowableArray<std::int32_t> bucket_start_;  // (cols + 1)
+  workspace::GrowableArray<std::int32_t> block_stamp_;    // (cols / 32 + 1) count_blocks()
+  workspace::GrowableArray<std::uint32_t> block_mask_;    // (cols / 32 + 1)
+  workspace::GrowableArray<std::int32_t> touched_blocks_;  // (cols / 32 + 1)
   std::int32_t row_ = 0;
 };
 
@@ -276,16 +321,25 @@ Tensor<T, OutEnc, Space> spgemm_rowwise(const Space& space, const MA& A, const P
     return p;
   };
 
-  // Symbolic: a counting pass costs about half a numeric pass per product; buffering
-  // costs a write, a page fault and a copy per output entry. Counting first pays off
-  // unless many products fold into each output entry.
-  bool symbolic = false;
+  // Symbolic: a counting pass costs about half a numeric pass per product (per block
+  // of B's columns when B's rows fold into column blocks); buffering costs a write, a
+  // page fault and a copy per output entry. Counting first pays off unless many
+  // products fold into each output entry.
+  bool symbolic = false, by_blocks = false;
+  ColumnBlocks blocks;
   if constexpr (dense) {
-    symbolic = row_output == workspace::RowOutput::Symbolic;
-    if (row_output == workspace::RowOutput::Auto && rows > 0) {
-      accumulators[0]->reserve(cols);
-      symbolic = sampled_output_per_product(*accumulators[0], A, B, rows, 512, products) >
-                 workspace::kSymbolicMinOutputPerProduct;
+    if (row_output != workspace::RowOutput::Buffered && rows > 0) {
+      const std::int64_t b_nnz = B.outer_extent == 0 ? 0 : B.end(B.outer_extent - 1);
+      const double columns_per_block =
+          static_cast<double>(b_nnz) / static_cast<double>(std::max<std::int64_t>(column_block_count(space, B), 1));
+      by_blocks = columns_per_block >= 2.0;
+      symbolic = row_output == workspace::RowOutput::Symbolic;
+      if (!symbolic) {
+        accumulators[0]->reserve(cols);
+        const double out_per_product = sampled_output_per_product(*accumulators[0], A, B, rows, 512, products);
+        symbolic = out_per_product * std::max(columns_per_block, 1.0) > workspace::kSymbolicMinOutputPerProduct;
+      }
+      if (symbolic && by_blocks) blocks = column_blocks(space, B);
     }
   }
 
@@ -317,7 +371,8 @@ Tensor<T, OutEnc, Space> spgemm_rowwise(const Space& space, const MA& A, const P
     if constexpr (dense) ws.reserve(cols);
     if (symbolic) {
       if constexpr (dense)
-        for (std::int64_t i = bounds(c); i < bounds(c + 1); ++i) pos[i + 1] = static_cast<Offset>(ws.count(A, B, i));
+        for (std::int64_t i = bounds(c); i < bounds(c + 1); ++i)
+          pos[i + 1] = static_cast<Offset>(by_blocks ? ws.count_blocks(A, B, blocks, i) : ws.count(A, B, i));
       return;
     }
     RowChunk<T, Ordinal>& chunk = out[c];
@@ -371,6 +426,7 @@ Tensor<T, OutEnc, Space> spgemm_rowwise(const Space& space, const MA& A, const P
   if (report) {
     report->peak_bytes = 0;
     for (const auto& acc : accumulators) report->peak_bytes += acc->peak_bytes();
+    report->peak_bytes += blocks.end.capacity() * 8 + blocks.block.capacity() * 4 + blocks.mask.capacity() * 4;
     report->policy = workspace::policy_name<Policy>;
   }
   return rows_to_tensor<T, OutEnc, Space>({rows, cols}, row_pos, crd, vals);
