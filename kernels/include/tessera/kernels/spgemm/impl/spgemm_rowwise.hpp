@@ -280,11 +280,16 @@ Tensor<T, OutEnc, Space> rows_to_tensor(const Shape<2>& shape, typename Tensor<T
   return Result(shape, std::move(s));
 }
 
-// Output entries per product of row i of A * B over an evenly spaced sample of about
-// `sample` rows (1 when there is nothing to sample). Counted with one accumulator.
+// Output entries per product of A * B over an evenly spaced sample of rows (1 when
+// there is nothing to sample), counted with one accumulator. The sample runs on one
+// thread before the parallel passes, so its products are kept to about 1/32 of one
+// thread's share of the call (4 to 512 rows).
 template <class T, class Ordinal, class MA, class MB, class Products>
 double sampled_output_per_product(GustavsonRow<T, Ordinal>& ws, const MA& A, const MB& B, std::int64_t rows,
-                                  std::int64_t sample, const Products& products) {
+                                  std::int64_t total_products, std::int64_t threads, const Products& products) {
+  const double per_row = std::max(1.0, static_cast<double>(total_products) / static_cast<double>(rows));
+  const double budget = static_cast<double>(total_products) / (32.0 * static_cast<double>(threads));
+  const std::int64_t sample = std::clamp<std::int64_t>(static_cast<std::int64_t>(budget / per_row), 4, 512);
   const std::int64_t stride = std::max<std::int64_t>(1, rows / sample);
   std::int64_t made = 0, distinct = 0;
   for (std::int64_t i = stride / 2; i < rows; i += stride) {
@@ -335,8 +340,13 @@ Tensor<T, OutEnc, Space> spgemm_rowwise(const Space& space, const MA& A, const P
       by_blocks = columns_per_block >= 2.0;
       symbolic = row_output == workspace::RowOutput::Symbolic;
       if (!symbolic) {
+        std::int64_t total_products = 0;
+        Kokkos::parallel_reduce(
+            "tessera::spgemm[rowwise,products]", Kokkos::RangePolicy<Space>(space, 0, rows),
+            [&](std::int64_t i, std::int64_t& sum) { sum += products(i); }, total_products);
         accumulators[0]->reserve(cols);
-        const double out_per_product = sampled_output_per_product(*accumulators[0], A, B, rows, 512, products);
+        const double out_per_product = sampled_output_per_product(*accumulators[0], A, B, rows, total_products,
+                                                                  space.concurrency(), products);
         symbolic = out_per_product * std::max(columns_per_block, 1.0) > workspace::kSymbolicMinOutputPerProduct;
       }
       if (symbolic && by_blocks) blocks = column_blocks(space, B);
