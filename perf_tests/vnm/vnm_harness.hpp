@@ -60,7 +60,8 @@ struct DeviceVnm {
   tessera::VnmExtents e;
   tessera::VnmStagePlan plan;
   DeviceBuffer<float> vals;
-  DeviceBuffer<std::int32_t> tile_stage_pos, stage_row, stage_slots, stage_cols, stage_base, column_list;
+  DeviceBuffer<std::int32_t> tile_stage_pos, column_list;
+  DeviceBuffer<tessera::VnmStage> stage;
   DeviceBuffer<std::uint8_t> offsets;
   std::int64_t max_tile_stages = 0;
 
@@ -68,9 +69,7 @@ struct DeviceVnm {
             bool packed)
       : p(pat), e(ext), plan(tessera::vnm_stage_plan(meta.data(), ext, pat, tessera::kernels::cuda::kVnmTileCols, packed)),
         vals(e.stored_rows * e.padded_cols), tile_stage_pos(to_device(plan.tile_stage_pos)),
-        stage_row(to_device(plan.stage_row)), stage_slots(to_device(plan.stage_slots)),
-        stage_cols(to_device(plan.stage_cols)), stage_base(to_device(plan.stage_base)),
-        column_list(to_device(plan.column_list)), offsets(to_device(plan.offsets)) {
+        column_list(to_device(plan.column_list)), stage(to_device(plan.stage)), offsets(to_device(plan.offsets)) {
     for (std::size_t t = 0; t + 1 < plan.tile_stage_pos.size(); ++t)
       max_tile_stages = std::max<std::int64_t>(max_tile_stages, plan.tile_stage_pos[t + 1] - plan.tile_stage_pos[t]);
   }
@@ -90,10 +89,7 @@ struct DeviceVnm {
     a.padded_cols = e.padded_cols;
     a.packed = plan.packed;
     a.tile_stage_pos = tile_stage_pos.ptr;
-    a.stage_row = stage_row.ptr;
-    a.stage_slots = stage_slots.ptr;
-    a.stage_cols = stage_cols.ptr;
-    a.stage_base = stage_base.ptr;
+    a.stage = reinterpret_cast<const int4*>(stage.ptr);
     a.column_list = plan.packed ? column_list.ptr : nullptr;
     a.offsets = offsets.ptr;
     a.offsets_ld = plan.offsets_ld;

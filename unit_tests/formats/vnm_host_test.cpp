@@ -201,18 +201,19 @@ void check_plan(const std::vector<double>& dense, std::int64_t k, std::int64_t n
     const std::int64_t pt = packed ? t : 0;
     std::int64_t next_row = 0;
     for (std::int32_t s = plan.tile_stage_pos[pt]; s < plan.tile_stage_pos[pt + 1]; ++s) {
-      ASSERT_EQ(plan.stage_row[s], next_row) << "stages must cover the stored rows in order";
-      ASSERT_LE(plan.stage_slots[s], tessera::kVnmStageSlots);
-      ASSERT_LE(plan.stage_cols[s], tessera::kVnmStageColumns);
-      ASSERT_EQ(plan.stage_base[s] % 4, 0);
-      next_row += plan.stage_slots[s];
+      const auto& st = plan.stage[s];
+      ASSERT_EQ(st.row, next_row) << "stages must cover the stored rows in order";
+      ASSERT_LE(st.slots, tessera::kVnmStageSlots);
+      ASSERT_LE(st.cols, tessera::kVnmStageColumns);
+      ASSERT_EQ(st.base % 4, 0);
+      ASSERT_LE(st.base + tessera::kVnmStageSlots, plan.offsets_ld) << "a full stage copy stays inside the row";
+      next_row += st.slots;
       for (std::int64_t g = t * tile_cols / p.l; g < std::min(e.groups, (t + 1) * tile_cols / p.l); ++g)
-        for (int j = 0; j < plan.stage_slots[s]; ++j) {
-          const int c = plan.offsets[g * plan.offsets_ld + plan.stage_base[s] + j];
-          ASSERT_LT(c, plan.stage_cols[s]);
-          const std::int64_t col = packed ? plan.column_list[s * tessera::kVnmStageColumns + c]
-                                          : (plan.stage_row[s] / p.n) * p.m + c;
-          const std::int64_t r = plan.stage_row[s] + j;
+        for (int j = 0; j < st.slots; ++j) {
+          const int c = plan.offsets[g * plan.offsets_ld + st.base + j];
+          ASSERT_LT(c, st.cols);
+          const std::int64_t col = packed ? plan.column_list[s * tessera::kVnmStageColumns + c] : (st.row / p.n) * p.m + c;
+          const std::int64_t r = st.row + j;
           if (col >= k) continue;
           for (std::int64_t q = g * p.l; q < std::min(n, (g + 1) * p.l); ++q) rebuilt[col * n + q] += vals[r * e.padded_cols + q];
         }

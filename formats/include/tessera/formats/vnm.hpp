@@ -91,7 +91,8 @@ struct VnmStages {
   int tile_cols = 0;
   bool packed = false;
   std::int64_t stages = 0, max_tile_stages = 0, offsets_ld = 0;
-  index_view tile_stage_pos, stage_row, stage_slots, stage_cols, stage_base, column_list;
+  index_view tile_stage_pos, column_list;
+  Kokkos::View<VnmStage*, Space> stage;
   Kokkos::View<std::uint32_t**, Kokkos::LayoutRight, Space> column_info;  // (tiles x windows), packed only
   Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, Space> offsets;       // (groups x offsets_ld)
 };
@@ -131,10 +132,7 @@ VnmStages<Space> prepare_vnm_stages(const Tensor<T, VNM, Space>& B, int tile_col
         std::max<std::int64_t>(out.max_tile_stages, plan.tile_stage_pos[t + 1] - plan.tile_stage_pos[t]);
   out.offsets_ld = plan.offsets_ld;
   out.tile_stage_pos = detail::vnm_upload<Index>("tessera::vnm_tile_stage_pos", plan.tile_stage_pos);
-  out.stage_row = detail::vnm_upload<Index>("tessera::vnm_stage_row", plan.stage_row);
-  out.stage_slots = detail::vnm_upload<Index>("tessera::vnm_stage_slots", plan.stage_slots);
-  out.stage_cols = detail::vnm_upload<Index>("tessera::vnm_stage_cols", plan.stage_cols);
-  out.stage_base = detail::vnm_upload<Index>("tessera::vnm_stage_base", plan.stage_base);
+  out.stage = detail::vnm_upload<decltype(out.stage)>("tessera::vnm_stages", plan.stage);
   out.column_list = detail::vnm_upload<Index>("tessera::vnm_column_list", plan.column_list);
   out.column_info = detail::vnm_upload<decltype(out.column_info)>(
       "tessera::vnm_column_info", plan.column_info, packed ? static_cast<std::size_t>(plan.tiles) : 0,

@@ -51,16 +51,17 @@ struct Params {
   bool c_vector;        // C rows allow 16-byte stores
 };
 
-// One pipeline buffer: A transposed (kStageCols x (BM + 4) floats: the 4-float pad puts the
-// 8 columns of a copy instruction on different bank quads), B (kStageSlots x kTileCols floats),
-// offsets (groups_per_tile x kStageSlots bytes).
+// One pipeline buffer: the stage record, A transposed (kStageCols x (BM + 4) floats: the 4-float
+// pad puts the 8 columns of a copy instruction on different bank quads), B (kStageSlots x
+// kTileCols floats), offsets (groups_per_tile x kStageSlots bytes).
 template <int BM>
 struct Buffer {
+  static constexpr int record_bytes = 16;
   static constexpr int a_stride = BM + 4;
   static constexpr int a_floats = kStageCols * a_stride;
   static constexpr int b_floats = kStageSlots * kTileCols;
   static constexpr int offset_bytes = kTileCols / 4 * kStageSlots;  // most groups a tile holds (L = 4)
-  static constexpr int bytes = (a_floats + b_floats) * 4 + offset_bytes;
+  static constexpr int bytes = record_bytes + (a_floats + b_floats) * 4 + offset_bytes;
   static_assert(bytes % 16 == 0, "buffers stay 16-byte aligned");
 };
 
@@ -71,7 +72,8 @@ __global__ void __launch_bounds__(BM / kWarpRows * kWarpsN * 32, 2) vnm_spmm_ker
   constexpr int kWarps = kThreads / 32;
   extern __shared__ __align__(16) unsigned char smem[];
   const VnmSpmmArgs& a = p.a;
-  auto a_buf = [&](int b) { return reinterpret_cast<float*>(smem + b * Buf::bytes); };
+  auto rec_buf = [&](int b) { return reinterpret_cast<int4*>(smem + b * Buf::bytes); };
+  auto a_buf = [&](int b) { return reinterpret_cast<float*>(smem + b * Buf::bytes + Buf::record_bytes); };
   auto b_buf = [&](int b) { return a_buf(b) + Buf::a_floats; };
   auto o_buf = [&](int b) { return reinterpret_cast<std::uint8_t*>(b_buf(b) + Buf::b_floats); };
 
@@ -85,9 +87,21 @@ __global__ void __launch_bounds__(BM / kWarpRows * kWarpsN * 32, 2) vnm_spmm_ker
   const int first = tile_first + static_cast<int>(blockIdx.z) * per_split;
   const int count = max(0, min(per_split, tile_first + tile_count - first));
 
-  // Global -> shared copies of stage `st` into buffer `b`; nothing waits here.
-  auto load_stage = [&](int st, int b) {
-    const int row0 = a.stage_row[st], slots = a.stage_slots[st], cols = a.stage_cols[st], base = a.stage_base[st];
+  // Per-thread constants of the copies. A: this thread copies rows copy_row + kARowsPerPass i
+  // (zero-filled past m) and staged columns copy_col + 8 j.
+  constexpr int kARowsPerPass = kWarps * 4;
+  const int copy_row = warp * 4 + lane / 8, copy_col = lane % 8;
+  const float* a_rows = a.A + (m0 + copy_row) * a.lda;
+  const std::int64_t a_pass_stride = kARowsPerPass * a.lda;
+  unsigned a_rows_ok = 0;
+#pragma unroll
+  for (int i = 0; i < BM / kARowsPerPass; ++i) a_rows_ok |= (m0 + copy_row + i * kARowsPerPass < a.m ? 1u : 0u) << i;
+  const std::int64_t groups = a.padded_cols / a.L;
+
+  // Global -> shared copies of stage `st` (record `rec`) into buffer `b`; nothing waits here.
+  auto load_stage = [&](int st, const int4& rec, int b) {
+    const int row0 = rec.x, slots = rec.y, cols = rec.z, base = rec.w;
+    if (tid == 0) *rec_buf(b) = rec;
     const int padded_slots = (slots + 3) & ~3;
     float* bs = b_buf(b);
     for (int c = tid; c < padded_slots * (kTileCols / 4); c += kThreads) {  // B: 16-byte chunks
@@ -96,26 +110,28 @@ __global__ void __launch_bounds__(BM / kWarpRows * kWarpsN * 32, 2) vnm_spmm_ker
       cp_async_16(bs + j * kTileCols + col, ok ? a.vals + (row0 + j) * a.padded_cols + n0 + col : a.vals, ok ? 16 : 0);
     }
     std::uint8_t* os = o_buf(b);
-    const int words = padded_slots / 4;
-    for (int c = tid; c < p.groups_per_tile * words; c += kThreads) {  // offsets: 4 bytes at a time
-      const int gl = c / words, q = c % words;
+    constexpr int kWords = kStageSlots / 4;  // a full stage's offsets (rows end with that much slack)
+    for (int c = tid; c < p.groups_per_tile * kWords; c += kThreads) {
+      const int gl = c / kWords, q = c % kWords;
       const std::int64_t g = n0 / a.L + gl;
-      const bool ok = g < a.padded_cols / a.L;
+      const bool ok = g < groups;
       cp_async_4(os + gl * kStageSlots + q * 4, ok ? a.offsets + g * a.offsets_ld + base + q * 4 : a.offsets,
                  ok ? 4 : 0);
     }
-    // A: each warp instruction copies rows r..r+3 x staged columns c..c+7 (lane = 8 * row + column).
     float* as = a_buf(b);
-    const int lr = lane / 8, lc = lane % 8;
-    for (int c0 = 0; c0 < cols; c0 += 8) {
-      const int c = c0 + lc;
-      if (c >= cols) continue;
-      const std::int64_t col = a.packed ? a.column_list[st * kStageCols + c]
-                                        : static_cast<std::int64_t>(row0 / a.N) * a.M + c;
-      for (int r = warp * 4 + lr; r < BM; r += kWarps * 4) {
-        const std::int64_t row = m0 + r;
-        const bool ok = row < a.m && col < a.k;
-        cp_async_4(as + c * Buf::a_stride + r, ok ? a.A + row * a.lda + col : a.A, ok ? 4 : 0);
+    const std::int64_t plain_col0 = static_cast<std::int64_t>(row0 / a.N) * a.M;
+#pragma unroll
+    for (int j = 0; j < kStageCols / 8; ++j) {
+      const int c = copy_col + 8 * j;
+      if (c >= cols) break;
+      const std::int64_t col = a.packed ? a.column_list[st * kStageCols + c] : plain_col0 + c;
+      const bool col_ok = col < a.k;
+      const float* src = a_rows + col;
+#pragma unroll
+      for (int i = 0; i < BM / kARowsPerPass; ++i) {
+        const bool ok = col_ok && (a_rows_ok >> i & 1u);
+        cp_async_4(as + c * Buf::a_stride + copy_row + i * kARowsPerPass, ok ? src + i * a_pass_stride : a.A,
+                   ok ? 4 : 0);
       }
     }
   };
@@ -139,8 +155,8 @@ __global__ void __launch_bounds__(BM / kWarpRows * kWarpsN * 32, 2) vnm_spmm_ker
     v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w, v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
   };
 
-  auto compute_stage = [&](int st, int b) {
-    const int padded_slots = (a.stage_slots[st] + 3) & ~3;
+  auto compute_stage = [&](int b) {
+    const int padded_slots = (rec_buf(b)->y + 3) & ~3;
     const float* as = a_buf(b) + a_row;
     const float* bs = b_buf(b) + tile_col;
     const std::uint8_t* os = o_buf(b) + group0 * kStageSlots;
@@ -176,19 +192,31 @@ __global__ void __launch_bounds__(BM / kWarpRows * kWarpsN * 32, 2) vnm_spmm_ker
     }
   };
 
-  // kStages-deep pipeline: stage t is computed while t + 1 .. t + kStages - 1 are in flight.
+  // kStages-deep pipeline: stage t is computed while t + 1 .. t + kStages - 1 are in flight; the
+  // record of the next stage to load is fetched one iteration ahead.
+  int4 next_rec = count > 0 ? a.stage[first] : make_int4(0, 0, 0, 0);
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (s < count) load_stage(first + s, s);
+    if (s < count) {
+      const int4 rec = next_rec;
+      if (s + 1 < count) next_rec = a.stage[first + s + 1];
+      load_stage(first + s, rec, s);
+    }
     cp_async_commit();
   }
   for (int t = 0; t < count; ++t) {
     cp_async_wait<kStages - 2>();
     __syncthreads();  // stage t visible to all; buffer (t - 1) % kStages no longer read
-    if (t + kStages - 1 < count) load_stage(first + t + kStages - 1, (t + kStages - 1) % kStages);
+    const int ahead = t + kStages - 1;
+    if (ahead < count) {
+      const int4 rec = next_rec;
+      if (ahead + 1 < count) next_rec = a.stage[first + ahead + 1];
+      load_stage(first + ahead, rec, ahead % kStages);
+    }
     cp_async_commit();
-    compute_stage(first + t, t % kStages);
+    compute_stage(t % kStages);
   }
+
   const std::int64_t col = n0 + tile_col;
 #pragma unroll
   for (int i = 0; i < kThreadRows; ++i) {
@@ -233,8 +261,8 @@ void check_args(const VnmSpmmArgs& a) {
   if (a.stored_rows != windows * a.N || a.padded_cols != (a.n + a.L - 1) / a.L * a.L)
     fail("vals extents " + std::to_string(a.stored_rows) + " x " + std::to_string(a.padded_cols) +
          " do not match k = " + std::to_string(a.k) + ", n = " + std::to_string(a.n));
-  if (a.stored_rows > 0 && (!a.tile_stage_pos || !a.stage_row || !a.stage_slots || !a.stage_cols || !a.stage_base ||
-                            !a.offsets || (a.packed && !a.column_list) || a.offsets_ld % 4 != 0))
+  if (a.stored_rows > 0 && (!a.tile_stage_pos || !a.stage || !a.offsets || (a.packed && !a.column_list) ||
+                            a.offsets_ld % 4 != 0 || a.offsets_ld < kStageSlots))
     fail("incomplete stage plan (build it with formats/vnm/staging.hpp, tile_cols = kVnmTileCols)");
   if (a.lda < a.k || a.ldc < a.n) fail("leading dimension below the row length");
   if (!aligned(a.vals, 16) || !aligned(a.offsets, 4))

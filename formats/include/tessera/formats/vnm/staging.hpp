@@ -14,7 +14,8 @@
 //    tiles get long stages and copy a fraction of A (on-line packing by column info).
 // Offsets (groups x offsets_ld bytes, group-major): for each stored row, the position inside
 // its stage's staged A columns of the column it multiplies. A stage's offsets start at a
-// multiple of 4 (stage_base), so a kernel reads four at a time; padding bytes are 0.
+// multiple of 4 (VnmStage::base), so a kernel reads four at a time; padding bytes are 0, and
+// every row ends with kVnmStageSlots bytes of slack so a kernel may copy a full stage's worth.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -26,20 +27,26 @@ namespace tessera {
 inline constexpr int kVnmStageColumns = 32;  // A columns staged at once
 inline constexpr int kVnmStageSlots = 32;    // stored rows of B staged at once
 
+// One stage, 16 bytes so that a kernel fetches it with one load.
+struct VnmStage {
+  std::int32_t row = 0;    // first stored row (window * N)
+  std::int32_t slots = 0;  // stored rows (windows * N), <= kVnmStageSlots
+  std::int32_t cols = 0;   // A columns staged, <= kVnmStageColumns
+  std::int32_t base = 0;   // first offset byte in a group row, multiple of 4
+};
+static_assert(sizeof(VnmStage) == 16, "one 16-byte load per stage");
+
 struct VnmStagePlan {
   int tile_cols = 0;
   bool packed = false;
   std::int64_t tiles = 0;                     // column tiles (packed) or 1 (plain: shared by all tiles)
   std::vector<std::int32_t> tile_stage_pos;   // (tiles + 1): stages of tile t are [pos[t], pos[t + 1])
-  std::vector<std::int32_t> stage_row;        // (stages) first stored row (window * N)
-  std::vector<std::int32_t> stage_slots;      // (stages) stored rows (windows * N), <= kVnmStageSlots
-  std::vector<std::int32_t> stage_cols;       // (stages) A columns staged, <= kVnmStageColumns
-  std::vector<std::int32_t> stage_base;       // (stages) first offset byte in a group row, multiple of 4
+  std::vector<VnmStage> stage;                // (stages)
   std::vector<std::int32_t> column_list;      // (stages x kVnmStageColumns) A columns, packed only
   std::vector<std::uint32_t> column_info;     // (tiles x windows), packed only
-  std::int64_t offsets_ld = 0;                // bytes per group row, multiple of 4
+  std::int64_t offsets_ld = 0;                // bytes per group row, multiple of 4 (slack included)
   std::vector<std::uint8_t> offsets;          // (groups x offsets_ld)
-  std::int64_t stages() const { return static_cast<std::int64_t>(stage_row.size()); }
+  std::int64_t stages() const { return static_cast<std::int64_t>(stage.size()); }
 };
 
 inline std::int64_t vnm_column_tiles(const VnmExtents& e, int tile_cols) {
@@ -79,12 +86,8 @@ inline VnmStagePlan vnm_stage_plan(const std::uint8_t* meta, const VnmExtents& e
     for (std::int64_t w = 0; w < e.windows; ++w) {
       const int need = packed ? __builtin_popcount(plan.column_info[t * e.windows + w]) : p.m;
       if (cols + need > kVnmStageColumns || slots + p.n > kVnmStageSlots) {  // open a new stage
-        if (!plan.stage_row.empty() && plan.stage_row.size() > static_cast<std::size_t>(plan.tile_stage_pos.back()))
-          used_bytes += (plan.stage_slots.back() + 3) / 4 * 4;
-        plan.stage_row.push_back(static_cast<std::int32_t>(w * p.n));
-        plan.stage_slots.push_back(0);
-        plan.stage_cols.push_back(0);
-        plan.stage_base.push_back(static_cast<std::int32_t>(used_bytes));
+        if (plan.stages() > plan.tile_stage_pos.back()) used_bytes += (plan.stage.back().slots + 3) / 4 * 4;
+        plan.stage.push_back({static_cast<std::int32_t>(w * p.n), 0, 0, static_cast<std::int32_t>(used_bytes)});
         if (packed) plan.column_list.resize(plan.column_list.size() + kVnmStageColumns, 0);
         cols = slots = 0;
       }
@@ -98,14 +101,14 @@ inline VnmStagePlan vnm_stage_plan(const std::uint8_t* meta, const VnmExtents& e
       }
       cols += need;
       slots += p.n;
-      plan.stage_cols[s] = cols;
-      plan.stage_slots[s] = slots;
+      plan.stage[s].cols = cols;
+      plan.stage[s].slots = slots;
     }
-    if (plan.stages() > plan.tile_stage_pos.back()) used_bytes += (plan.stage_slots.back() + 3) / 4 * 4;
+    if (plan.stages() > plan.tile_stage_pos.back()) used_bytes += (plan.stage.back().slots + 3) / 4 * 4;
     slot_space = std::max(slot_space, used_bytes);
     plan.tile_stage_pos.push_back(static_cast<std::int32_t>(plan.stages()));
   }
-  plan.offsets_ld = (slot_space + 3) / 4 * 4;
+  plan.offsets_ld = (slot_space + 3) / 4 * 4 + kVnmStageSlots;
   plan.offsets.assign(e.groups * plan.offsets_ld, 0);
   const std::int64_t groups_per_tile = tile_cols / p.l;
   for (std::int64_t r = 0; r < e.stored_rows; ++r) {
@@ -114,7 +117,7 @@ inline VnmStagePlan vnm_stage_plan(const std::uint8_t* meta, const VnmExtents& e
       const std::int64_t t = packed ? g / groups_per_tile : 0, s = window_stage[t * e.windows + w];
       const int d = meta[r * e.groups + g];
       const int rank = packed ? __builtin_popcount(plan.column_info[t * e.windows + w] & ((1u << d) - 1u)) : d;
-      plan.offsets[g * plan.offsets_ld + plan.stage_base[s] + (r - plan.stage_row[s])] =
+      plan.offsets[g * plan.offsets_ld + plan.stage[s].base + (r - plan.stage[s].row)] =
           static_cast<std::uint8_t>(window_col[t * e.windows + w] + rank);
     }
   }

@@ -22,6 +22,7 @@
 #include <string>
 
 #include <cuda_runtime_api.h>
+#include <vector_types.h>
 
 namespace tessera::kernels::cuda {
 
@@ -39,12 +40,9 @@ struct VnmSpmmArgs {
   std::int64_t stored_rows = 0, padded_cols = 0;
   bool packed = false;                          // plan layout: packed (per tile) or plain (shared)
   const std::int32_t* tile_stage_pos = nullptr;  // (tiles + 1), tiles = 1 when plain
-  const std::int32_t* stage_row = nullptr;       // (stages)
-  const std::int32_t* stage_slots = nullptr;     // (stages)
-  const std::int32_t* stage_cols = nullptr;      // (stages)
-  const std::int32_t* stage_base = nullptr;      // (stages)
+  const int4* stage = nullptr;                   // (stages) {row, slots, cols, base}: VnmStage
   const std::int32_t* column_list = nullptr;     // (stages x 32), packed only
-  const std::uint8_t* offsets = nullptr;         // (groups x offsets_ld)
+  const std::uint8_t* offsets = nullptr;         // (groups x offsets_ld), kVnmStageSlots bytes of slack
   std::int64_t offsets_ld = 0;
   std::int64_t max_tile_stages = 0;              // most stages of any tile (host value)
   float* C = nullptr;

@@ -27,10 +27,7 @@ VnmSpmmArgs make_vnm_args(const AView& A, const Tensor<float, VNM, Kokkos::Cuda>
   a.padded_cols = e.padded_cols;
   a.packed = stages.packed;
   a.tile_stage_pos = stages.tile_stage_pos.data();
-  a.stage_row = stages.stage_row.data();
-  a.stage_slots = stages.stage_slots.data();
-  a.stage_cols = stages.stage_cols.data();
-  a.stage_base = stages.stage_base.data();
+  a.stage = reinterpret_cast<const int4*>(stages.stage.data());
   a.column_list = stages.packed ? stages.column_list.data() : nullptr;
   a.offsets = stages.offsets.data();
   a.offsets_ld = stages.offsets_ld;
