@@ -21,7 +21,7 @@ void check(cudaError_t err, const char* what, int line) {
 
 constexpr int kTileCols = kVnmTileCols;            // BN
 constexpr int kStages = kVnmPipelineStages;
-constexpr int kStageCols = 32, kStageSlots = 32;   // formats/vnm/staging.hpp's kVnmStageColumns / Slots
+constexpr int kStageCols = 64, kStageSlots = 32;   // formats/vnm/staging.hpp's kVnmStageColumns / Slots
 constexpr int kWarpRows = 64, kWarpCols = 32;      // warp tile: 8 x 4 threads of 8 x 8
 constexpr int kThreadRows = 8, kThreadCols = 8;
 constexpr int kWarpsN = kTileCols / kWarpCols;     // 4

@@ -24,7 +24,7 @@
 
 namespace tessera {
 
-inline constexpr int kVnmStageColumns = 32;  // A columns staged at once
+inline constexpr int kVnmStageColumns = 64;  // A columns staged at once
 inline constexpr int kVnmStageSlots = 32;    // stored rows of B staged at once
 
 // One stage, 16 bytes so that a kernel fetches it with one load.

@@ -7,9 +7,10 @@
 //   * hierarchy: a thread block computes a (BM x kVnmTileCols) tile of C, BM = 128 or 64 by
 //     shape; each warp a 64 x 32 tile (8 x 4 threads); each thread 8 rows x 8 adjacent columns
 //     (one column group for L >= 8, two for L = 4);
-//   * k is walked in the stages of a stage plan (formats/vnm/staging.hpp): per stage, up to 32
+//   * k is walked in the stages of a stage plan (formats/vnm/staging.hpp): per stage, up to 64
 //     columns of A (transposed: one column contiguous), up to 32 stored rows of B and their
-//     offsets go to shared memory, kVnmPipelineStages buffers deep, with cp.async (no registers);
+//     offsets go to shared memory with cp.async (no registers), double-buffered
+//     (kVnmPipelineStages = 2: stage t + 1 is in flight while stage t is computed);
 //     A columns are copied 4 bytes at a time (4 rows x 8 columns per warp instruction: 32-byte
 //     global sectors, conflict-free shared stores);
 //   * per stored row, a thread reads its group's offset (four at a time, the next four prefetched
@@ -27,7 +28,8 @@
 namespace tessera::kernels::cuda {
 
 inline constexpr int kVnmTileCols = 128;      // columns of C per thread block (multiple of every L)
-inline constexpr int kVnmPipelineStages = 3;  // shared-memory buffers of the cp.async pipeline
+inline constexpr int kVnmPipelineStages = 2;  // shared-memory buffers of the cp.async pipeline
+                                              // (3 buffers of 32 columns measured slower than 2 of 64)
 
 // Everything is raw device memory; the stage plan is formats/vnm/staging.hpp's VnmStagePlan,
 // built with tile_cols = kVnmTileCols, its arrays copied to the device.
@@ -41,7 +43,7 @@ struct VnmSpmmArgs {
   bool packed = false;                          // plan layout: packed (per tile) or plain (shared)
   const std::int32_t* tile_stage_pos = nullptr;  // (tiles + 1), tiles = 1 when plain
   const int4* stage = nullptr;                   // (stages) {row, slots, cols, base}: VnmStage
-  const std::int32_t* column_list = nullptr;     // (stages x 32), packed only
+  const std::int32_t* column_list = nullptr;     // (stages x kVnmStageColumns), packed only
   const std::uint8_t* offsets = nullptr;         // (groups x offsets_ld), kVnmStageSlots bytes of slack
   std::int64_t offsets_ld = 0;
   std::int64_t max_tile_stages = 0;              // most stages of any tile (host value)
