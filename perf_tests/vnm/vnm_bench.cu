@@ -67,6 +67,18 @@ __global__ void scatter_vnm(const float* vals, const std::uint8_t* meta, std::in
   }
 }
 
+// Sums of (got - ref)^2 and ref^2 (NaN in got counts as infinite error).
+__global__ void error_sums(const float* got, const float* ref, std::size_t n, double* sums) {
+  double diff = 0, norm = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    const double d = double(got[i]) - ref[i];
+    diff += isnan(got[i]) ? INFINITY : d * d;
+    norm += double(ref[i]) * ref[i];
+  }
+  atomicAdd(&sums[0], diff);
+  atomicAdd(&sums[1], norm);
+}
+
 void fill(float* x, std::size_t n, unsigned seed) {
   fill_uniform<<<1024, 256>>>(x, n, seed);
   HARNESS_CHECK(cudaGetLastError());
@@ -114,6 +126,7 @@ int main(int argc, char** argv) {
     const int kept[] = {16, 12, 8, 4};
     std::vector<Row> rows;
     std::mt19937_64 rng(7);
+    DeviceBuffer<double> sums(2);
     for (const auto& s : shapes) {
       const std::int64_t m = s[0], n = s[1], k = s[2];
       DeviceBuffer<float> A(m * k), Bd(k * n), C(m * n), Cref(m * n);
@@ -152,14 +165,11 @@ int main(int argc, char** argv) {
         else cublas();
         HARNESS_CHECK(cudaMemset(C.ptr, 0xff, C.count * sizeof(float)));
         const double ms = time_ms(ours);
-        const auto got = C.download(), ref = Cref.download();
-        double diff = 0, norm = 0;
-        for (std::size_t i = 0; i < got.size(); ++i) {
-          const double d = double(got[i]) - ref[i];
-          diff += std::isnan(got[i]) ? INFINITY : d * d;
-          norm += double(ref[i]) * ref[i];
-        }
-        rows.push_back({m, n, k, N, 32, ms, cublas_ms, std::sqrt(diff / norm),
+        HARNESS_CHECK(cudaMemset(sums.ptr, 0, 2 * sizeof(double)));
+        error_sums<<<1024, 256>>>(C.ptr, Cref.ptr, C.count, sums.ptr);
+        HARNESS_CHECK(cudaGetLastError());
+        const auto s2 = sums.download();
+        rows.push_back({m, n, k, N, 32, ms, cublas_ms, std::sqrt(s2[0] / s2[1]),
                         launch.describe() + (packed ? " packed" : " plain")});
         const auto& r = rows.back();
         std::fprintf(stderr, "m=%lld n=%lld k=%lld %d:32 ours %.3f ms cublas %.3f ms speedup %.2f err %.1e\n",
