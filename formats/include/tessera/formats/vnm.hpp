@@ -11,6 +11,7 @@
 // done on host copies (these are offline steps); results land in the requested space.
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -99,14 +100,14 @@ struct VnmStages {
 
 namespace detail {
 template <class View, class V>
-View vnm_upload(const char* label, const std::vector<V>& host, std::size_t rows, std::size_t cols) {
+View vnm_upload(const std::string& label, const std::vector<V>& host, std::size_t rows, std::size_t cols) {
   Kokkos::View<const V**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> h(host.data(), rows, cols);
   View out(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), rows, cols);
   Kokkos::deep_copy(out, h);
   return out;
 }
 template <class View, class V>
-View vnm_upload(const char* label, const std::vector<V>& host) {
+View vnm_upload(const std::string& label, const std::vector<V>& host) {
   Kokkos::View<const V*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> h(host.data(), host.size());
   View out(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), host.size());
   Kokkos::deep_copy(out, h);
