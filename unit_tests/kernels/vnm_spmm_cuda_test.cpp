@@ -82,4 +82,16 @@ TEST(VnmSpmmCuda, NativeOnTheGpuAndDouble) {
   EXPECT_THROW(tessera::nm_spmm(A, B, C_bad), tessera::ShapeError);
 }
 
+TEST(VnmSpmmCuda, RejectsAPlanOfAnotherMatrix) {
+  const VnmPattern p{2, 8, 32};
+  const auto B = tessera::prune_vnm<Cuda>(tessera_test::to_view<float, Cuda>(random_dense<float>(64, 256, 1), 64, 256, "b"), p);
+  const auto other =
+      tessera::prune_vnm<Cuda>(tessera_test::to_view<float, Cuda>(random_dense<float>(64, 512, 2), 64, 512, "o"), p);
+  const auto plan = tessera::vnm_spmm_prepare(other);
+  Kokkos::View<float**, Kokkos::LayoutRight, Cuda> A("A", 5, 64), C("C", 5, 256);
+  EXPECT_THROW(tessera::nm_spmm(Cuda(), A, B, &plan, C), tessera::ShapeError);
+  const auto own = tessera::vnm_spmm_prepare(B);
+  EXPECT_NO_THROW(tessera::nm_spmm(Cuda(), A, B, &own, C));
+}
+
 }  // namespace

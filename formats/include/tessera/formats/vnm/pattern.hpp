@@ -12,7 +12,6 @@
 //                                ascending over the N slots of a window and column group;
 //   B[(r / N) * M + meta[r][j / L]][j] = vals[r][j].
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <string>

@@ -102,6 +102,9 @@ void nm_spmm(const Space& space, const AView& A, const Tensor<T, VNM, Space>& B,
     if (stages->tile_cols != kernels::cuda::kVnmTileCols)
       throw ShapeError("nm_spmm: stage plan built for column tiles of " + std::to_string(stages->tile_cols) +
                        ", the CUDA kernel uses " + std::to_string(kernels::cuda::kVnmTileCols));
+    if (static_cast<std::int64_t>(stages->offsets.extent(0)) != B.extents().groups)
+      throw ShapeError("nm_spmm: the stage plan has offsets for " + std::to_string(stages->offsets.extent(0)) +
+                       " column groups, B has " + std::to_string(B.extents().groups) + " (a plan of another matrix?)");
     kernels::cuda::vnm_spmm(kernels::cuda::make_vnm_args(A, B, *stages, C), space.cuda_stream());
     Kokkos::Profiling::popRegion();
   } else
