@@ -1,0 +1,194 @@
+#pragma once
+// Vector-wise N:M (VNM) structured sparsity of a k x n matrix B, on plain host arrays.
+// This header needs no Kokkos: the Kokkos-facing API (formats/vnm.hpp) and the
+// stand-alone CUDA harnesses (perf_tests/vnm) share these routines.
+//
+// Layout (fixed): rows of B are cut into windows of M consecutive rows (k padded with zero
+// rows to a multiple of M), columns into groups of L consecutive columns (n padded with zero
+// columns to a multiple of L). A "vector" is the L values of one row inside one column group.
+// In every (window, column group) exactly N of the M vectors are stored:
+//   vals (w x n_pad, row-major, w = k_pad * N / M): row r is slot r % N of window r / N;
+//   meta (w x n_pad / L, uint8): position 0..M-1 of that vector inside its window, strictly
+//                                ascending over the N slots of a window and column group;
+//   B[(r / N) * M + meta[r][j / L]][j] = vals[r][j].
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "tessera/core/error.hpp"
+
+namespace tessera {
+
+// Keep n of every m vectors of length l.
+struct VnmPattern {
+  int n = 0, m = 0, l = 0;
+  double density() const { return static_cast<double>(n) / m; }
+};
+
+inline constexpr int kVnmMaxWindow = 32;
+
+inline bool vnm_vector_length_supported(int l) { return l == 4 || l == 8 || l == 16 || l == 32 || l == 64; }
+
+// Throws FormatError unless 0 < N < M <= 32 and L is one of 4, 8, 16, 32, 64.
+inline void check_vnm_pattern(const VnmPattern& p) {
+  if (!(p.n > 0 && p.n < p.m && p.m <= kVnmMaxWindow))
+    throw FormatError("VNM pattern " + std::to_string(p.n) + ":" + std::to_string(p.m) + " needs 0 < N < M <= " +
+                      std::to_string(kVnmMaxWindow));
+  if (!vnm_vector_length_supported(p.l))
+    throw FormatError("VNM vector length L = " + std::to_string(p.l) + " is not one of 4, 8, 16, 32, 64");
+}
+
+// Sizes of the stored arrays of a k x n matrix.
+struct VnmExtents {
+  std::int64_t rows = 0, cols = 0;          // original k, n
+  std::int64_t padded_rows = 0;             // k_pad: multiple of M
+  std::int64_t padded_cols = 0;             // n_pad: multiple of L
+  std::int64_t windows = 0;                 // k_pad / M
+  std::int64_t groups = 0;                  // n_pad / L
+  std::int64_t stored_rows = 0;             // w = windows * N
+};
+
+inline VnmExtents vnm_extents(std::int64_t rows, std::int64_t cols, const VnmPattern& p) {
+  check_vnm_pattern(p);
+  if (rows < 0 || cols < 0)
+    throw ShapeError("VNM matrix shape " + std::to_string(rows) + " x " + std::to_string(cols) + " is negative");
+  VnmExtents e;
+  e.rows = rows;
+  e.cols = cols;
+  e.windows = (rows + p.m - 1) / p.m;
+  e.groups = (cols + p.l - 1) / p.l;
+  e.padded_rows = e.windows * p.m;
+  e.padded_cols = e.groups * p.l;
+  e.stored_rows = e.windows * p.n;
+  return e;
+}
+
+namespace detail {
+
+inline std::string vnm_window_name(std::int64_t window, std::int64_t group, const VnmPattern& p) {
+  return "window " + std::to_string(window) + " (rows " + std::to_string(window * p.m) + ".." +
+         std::to_string(window * p.m + p.m - 1) + "), column group " + std::to_string(group) + " (columns " +
+         std::to_string(group * p.l) + ".." + std::to_string(group * p.l + p.l - 1) + ")";
+}
+
+// Calls f(window, group, positions) with the sorted positions to keep in every window and
+// column group. `choose(window, group, magnitudes, nonzero)` receives the M vectors' L2
+// magnitudes (squared) and nonzero flags (rows/columns past the matrix count as zero).
+template <class T, class Choose, class F>
+void for_each_vnm_window(const T* dense, std::int64_t ld, const VnmExtents& e, const VnmPattern& p,
+                         Choose&& choose, F&& f) {
+  std::vector<double> magnitude(p.m);
+  std::vector<char> nonzero(p.m);
+  std::vector<int> keep;
+  for (std::int64_t w = 0; w < e.windows; ++w)
+    for (std::int64_t g = 0; g < e.groups; ++g) {
+      for (int d = 0; d < p.m; ++d) {
+        const std::int64_t i = w * p.m + d;
+        double sum = 0;
+        bool any = false;
+        for (std::int64_t j = g * p.l; i < e.rows && j < std::min<std::int64_t>(e.cols, (g + 1) * p.l); ++j) {
+          const double v = static_cast<double>(dense[i * ld + j]);
+          sum += v * v;
+          any = any || v != 0.0;
+        }
+        magnitude[d] = sum;
+        nonzero[d] = any;
+      }
+      keep = choose(w, g, magnitude, nonzero);
+      std::sort(keep.begin(), keep.end());
+      f(w, g, keep);
+    }
+}
+
+template <class T>
+void fill_vnm_window(const T* dense, std::int64_t ld, const VnmExtents& e, const VnmPattern& p, std::int64_t w,
+                     std::int64_t g, const std::vector<int>& keep, T* vals, std::uint8_t* meta) {
+  for (int s = 0; s < p.n; ++s) {
+    const std::int64_t r = w * p.n + s, i = w * p.m + keep[s];
+    meta[r * e.groups + g] = static_cast<std::uint8_t>(keep[s]);
+    for (std::int64_t j = g * p.l; j < (g + 1) * p.l; ++j)
+      vals[r * e.padded_cols + j] = (i < e.rows && j < e.cols) ? dense[i * ld + j] : T(0);
+  }
+}
+
+}  // namespace detail
+
+// Prunes a dense row-major k x n matrix (leading dimension ld) to VNM: in every window and
+// column group the N vectors of largest L2 norm are kept (ties: the lower position).
+// vals must hold e.stored_rows * e.padded_cols values, meta e.stored_rows * e.groups.
+template <class T>
+void prune_vnm_host(const T* dense, std::int64_t ld, const VnmExtents& e, const VnmPattern& p, T* vals,
+                    std::uint8_t* meta) {
+  detail::for_each_vnm_window(
+      dense, ld, e, p,
+      [&](std::int64_t, std::int64_t, const std::vector<double>& magnitude, const std::vector<char>&) {
+        std::vector<int> order(p.m);
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return magnitude[a] > magnitude[b]; });
+        order.resize(p.n);
+        return order;
+      },
+      [&](std::int64_t w, std::int64_t g, const std::vector<int>& keep) {
+        detail::fill_vnm_window(dense, ld, e, p, w, g, keep, vals, meta);
+      });
+}
+
+// Encodes a dense matrix that already follows the pattern (at most N nonzero vectors in
+// every window and column group; zero vectors fill the remaining slots, lowest positions
+// first). Throws FormatError naming the first offending window and column group.
+template <class T>
+void encode_vnm_host(const T* dense, std::int64_t ld, const VnmExtents& e, const VnmPattern& p, T* vals,
+                     std::uint8_t* meta) {
+  detail::for_each_vnm_window(
+      dense, ld, e, p,
+      [&](std::int64_t w, std::int64_t g, const std::vector<double>&, const std::vector<char>& nonzero) {
+        std::vector<int> keep;
+        for (int d = 0; d < p.m; ++d)
+          if (nonzero[d]) keep.push_back(d);
+        if (static_cast<int>(keep.size()) > p.n)
+          throw FormatError("matrix is not " + std::to_string(p.n) + ":" + std::to_string(p.m) + " (L = " +
+                            std::to_string(p.l) + "): " + detail::vnm_window_name(w, g, p) + " has " +
+                            std::to_string(keep.size()) + " nonzero vectors");
+        for (int d = 0; d < p.m && static_cast<int>(keep.size()) < p.n; ++d)
+          if (!nonzero[d]) keep.push_back(d);
+        return keep;
+      },
+      [&](std::int64_t w, std::int64_t g, const std::vector<int>& keep) {
+        detail::fill_vnm_window(dense, ld, e, p, w, g, keep, vals, meta);
+      });
+}
+
+// Checks stored meta: every position below M, strictly ascending over the N slots of a
+// window and column group. Throws FormatError naming the first offending window and group.
+inline void check_vnm_meta(const std::uint8_t* meta, const VnmExtents& e, const VnmPattern& p) {
+  for (std::int64_t w = 0; w < e.windows; ++w)
+    for (std::int64_t g = 0; g < e.groups; ++g)
+      for (int s = 0; s < p.n; ++s) {
+        const int d = meta[(w * p.n + s) * e.groups + g];
+        const int before = s == 0 ? -1 : meta[(w * p.n + s - 1) * e.groups + g];
+        if (d >= p.m || d <= before)
+          throw FormatError("VNM meta: " + detail::vnm_window_name(w, g, p) + ", slot " + std::to_string(s) +
+                            " holds position " + std::to_string(d) +
+                            (d >= p.m ? " (not below M = " + std::to_string(p.m) + ")"
+                                      : " (positions must rise strictly, previous slot holds " +
+                                            std::to_string(before) + ")"));
+      }
+}
+
+// Scatters VNM arrays back into a dense row-major k x n matrix (every element written).
+template <class T>
+void decode_vnm_host(const T* vals, const std::uint8_t* meta, const VnmExtents& e, const VnmPattern& p, T* dense,
+                     std::int64_t ld) {
+  for (std::int64_t i = 0; i < e.rows; ++i) std::fill(dense + i * ld, dense + i * ld + e.cols, T(0));
+  for (std::int64_t r = 0; r < e.stored_rows; ++r)
+    for (std::int64_t g = 0; g < e.groups; ++g) {
+      const std::int64_t i = (r / p.n) * p.m + meta[r * e.groups + g];
+      if (i >= e.rows) continue;
+      for (std::int64_t j = g * p.l; j < std::min<std::int64_t>(e.cols, (g + 1) * p.l); ++j)
+        dense[i * ld + j] = vals[r * e.padded_cols + j];
+    }
+}
+
+}  // namespace tessera

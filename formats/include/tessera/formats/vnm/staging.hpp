@@ -1,0 +1,127 @@
+#pragma once
+// Offline preprocessing of VNM meta for tiled kernels (no Kokkos; see vnm/pattern.hpp).
+//
+// A tiled kernel computes C in column tiles of tile_cols columns (a multiple of L) and walks k
+// in stages. A stage is a run of consecutive windows: the kernel copies the stage's stored rows
+// of B (at most kVnmStageSlots) and the columns of A they multiply (at most kVnmStageColumns)
+// into shared memory, A transposed so that one column is contiguous.
+//  * plain layout: every stage holds stage_windows = kVnmStageColumns / M whole windows and all
+//    their M columns of A; the same stages serve every column tile;
+//  * packed layout (high sparsity): the column info of a tile, (tiles x windows) uint32 with
+//    bit d set iff some group of the tile keeps position d of the window, says which A columns
+//    the tile needs at all; the tile's stages then hold only those columns (the column list),
+//    and as many windows as fit in kVnmStageColumns columns and kVnmStageSlots rows, so sparse
+//    tiles get long stages and copy a fraction of A (on-line packing by column info).
+// Offsets (groups x offsets_ld bytes, group-major): for each stored row, the position inside
+// its stage's staged A columns of the column it multiplies. A stage's offsets start at a
+// multiple of 4 (VnmStage::base), so a kernel reads four at a time; padding bytes are 0, and
+// every row ends with kVnmStageSlots bytes of slack so a kernel may copy a full stage's worth.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "tessera/formats/vnm/pattern.hpp"
+
+namespace tessera {
+
+inline constexpr int kVnmStageColumns = 64;  // A columns staged at once
+inline constexpr int kVnmStageSlots = 32;    // stored rows of B staged at once
+
+// One stage, 16 bytes so that a kernel fetches it with one load.
+struct VnmStage {
+  std::int32_t row = 0;    // first stored row (window * N)
+  std::int32_t slots = 0;  // stored rows (windows * N), <= kVnmStageSlots
+  std::int32_t cols = 0;   // A columns staged, <= kVnmStageColumns
+  std::int32_t base = 0;   // first offset byte in a group row, multiple of 4
+};
+static_assert(sizeof(VnmStage) == 16, "one 16-byte load per stage");
+
+struct VnmStagePlan {
+  int tile_cols = 0;
+  bool packed = false;
+  std::int64_t tiles = 0;                     // column tiles (packed) or 1 (plain: shared by all tiles)
+  std::vector<std::int32_t> tile_stage_pos;   // (tiles + 1): stages of tile t are [pos[t], pos[t + 1])
+  std::vector<VnmStage> stage;                // (stages)
+  std::vector<std::int32_t> column_list;      // (stages x kVnmStageColumns) A columns, packed only
+  std::vector<std::uint32_t> column_info;     // (tiles x windows), packed only
+  std::int64_t offsets_ld = 0;                // bytes per group row, multiple of 4 (slack included)
+  std::vector<std::uint8_t> offsets;          // (groups x offsets_ld)
+  std::int64_t stages() const { return static_cast<std::int64_t>(stage.size()); }
+};
+
+inline std::int64_t vnm_column_tiles(const VnmExtents& e, int tile_cols) {
+  return (e.padded_cols + tile_cols - 1) / tile_cols;
+}
+
+// Column info alone: (tiles x windows) masks of the positions some group of the tile keeps.
+inline std::vector<std::uint32_t> vnm_column_info(const std::uint8_t* meta, const VnmExtents& e, const VnmPattern& p,
+                                                  int tile_cols) {
+  const std::int64_t tiles = vnm_column_tiles(e, tile_cols), groups_per_tile = tile_cols / p.l;
+  std::vector<std::uint32_t> info(tiles * e.windows, 0u);
+  for (std::int64_t r = 0; r < e.stored_rows; ++r)
+    for (std::int64_t g = 0; g < e.groups; ++g)
+      info[(g / groups_per_tile) * e.windows + r / p.n] |= 1u << meta[r * e.groups + g];
+  return info;
+}
+
+inline VnmStagePlan vnm_stage_plan(const std::uint8_t* meta, const VnmExtents& e, const VnmPattern& p, int tile_cols,
+                                   bool packed) {
+  check_vnm_pattern(p);
+  if (tile_cols <= 0 || tile_cols % p.l != 0)
+    throw ShapeError("VNM column tile of " + std::to_string(tile_cols) + " columns is not a multiple of L = " +
+                     std::to_string(p.l));
+  VnmStagePlan plan;
+  plan.tile_cols = tile_cols;
+  plan.packed = packed;
+  plan.tiles = packed ? vnm_column_tiles(e, tile_cols) : 1;
+  if (packed) plan.column_info = vnm_column_info(meta, e, p, tile_cols);
+  // Stage boundaries: whole windows while columns and rows fit.
+  std::vector<std::int64_t> window_stage(plan.tiles * e.windows);
+  std::vector<int> window_col(plan.tiles * e.windows);  // first staged column of the window in its stage
+  plan.tile_stage_pos.push_back(0);
+  std::int64_t slot_space = 0;  // largest offset row needed by a tile
+  for (std::int64_t t = 0; t < plan.tiles; ++t) {
+    std::int64_t used_bytes = 0;
+    int cols = kVnmStageColumns + 1, slots = 0;
+    for (std::int64_t w = 0; w < e.windows; ++w) {
+      const int need = packed ? __builtin_popcount(plan.column_info[t * e.windows + w]) : p.m;
+      if (cols + need > kVnmStageColumns || slots + p.n > kVnmStageSlots) {  // open a new stage
+        if (plan.stages() > plan.tile_stage_pos.back()) used_bytes += (plan.stage.back().slots + 3) / 4 * 4;
+        plan.stage.push_back({static_cast<std::int32_t>(w * p.n), 0, 0, static_cast<std::int32_t>(used_bytes)});
+        if (packed) plan.column_list.resize(plan.column_list.size() + kVnmStageColumns, 0);
+        cols = slots = 0;
+      }
+      const std::int64_t s = plan.stages() - 1;
+      window_stage[t * e.windows + w] = s;
+      window_col[t * e.windows + w] = cols;
+      if (packed) {
+        const std::uint32_t used = plan.column_info[t * e.windows + w];
+        for (int d = 0, c = cols; d < p.m; ++d)
+          if (used >> d & 1u) plan.column_list[s * kVnmStageColumns + c++] = static_cast<std::int32_t>(w * p.m + d);
+      }
+      cols += need;
+      slots += p.n;
+      plan.stage[s].cols = cols;
+      plan.stage[s].slots = slots;
+    }
+    if (plan.stages() > plan.tile_stage_pos.back()) used_bytes += (plan.stage.back().slots + 3) / 4 * 4;
+    slot_space = std::max(slot_space, used_bytes);
+    plan.tile_stage_pos.push_back(static_cast<std::int32_t>(plan.stages()));
+  }
+  plan.offsets_ld = (slot_space + 3) / 4 * 4 + kVnmStageSlots;
+  plan.offsets.assign(e.groups * plan.offsets_ld, 0);
+  const std::int64_t groups_per_tile = tile_cols / p.l;
+  for (std::int64_t r = 0; r < e.stored_rows; ++r) {
+    const std::int64_t w = r / p.n;
+    for (std::int64_t g = 0; g < e.groups; ++g) {
+      const std::int64_t t = packed ? g / groups_per_tile : 0, s = window_stage[t * e.windows + w];
+      const int d = meta[r * e.groups + g];
+      const int rank = packed ? __builtin_popcount(plan.column_info[t * e.windows + w] & ((1u << d) - 1u)) : d;
+      plan.offsets[g * plan.offsets_ld + plan.stage[s].base + (r - plan.stage[s].row)] =
+          static_cast<std::uint8_t>(window_col[t * e.windows + w] + rank);
+    }
+  }
+  return plan;
+}
+
+}  // namespace tessera

@@ -1,0 +1,70 @@
+#pragma once
+// VNM SpMM on CUDA cores (fp32): C (m x n) = A (m x k, dense, row-major) * B (k x n, VNM).
+// Raw-pointer interface (no Kokkos): the Kokkos front end (tessera::nm_spmm) and the
+// stand-alone programs in perf_tests/vnm call the same code.
+//
+// Algorithm (kernels/src/nm_spmm/cuda/vnm_spmm.cu):
+//   * hierarchy: a thread block computes a (BM x kVnmTileCols) tile of C, BM = 128 or 64 by
+//     shape; each warp a 64 x 32 tile (8 x 4 threads); each thread 8 rows x 8 adjacent columns
+//     (one column group for L >= 8, two for L = 4);
+//   * k is walked in the stages of a stage plan (formats/vnm/staging.hpp): per stage, up to 64
+//     columns of A (transposed: one column contiguous), up to 32 stored rows of B and their
+//     offsets go to shared memory with cp.async (no registers), double-buffered
+//     (kVnmPipelineStages = 2: stage t + 1 is in flight while stage t is computed);
+//     A columns are copied 4 bytes at a time (4 rows x 8 columns per warp instruction: 32-byte
+//     global sectors, conflict-free shared stores);
+//   * per stored row, a thread reads its group's offset (four at a time, the next four prefetched
+//     into a register), loads its 8 A values of that column (two 16-byte shared loads), its 8 B
+//     values (two 16-byte loads) and does 64 FMAs: the loads of a dense SGEMM tile;
+//   * plain plans stage whole windows; packed plans (high sparsity) stage only the A columns the
+//     tile's groups use, so a stage spans more windows and less of A is read;
+//   * split-K over a tile's stages (C zeroed, atomic adds) when the tiles cannot fill the GPU.
+#include <cstdint>
+#include <string>
+
+#include <cuda_runtime_api.h>
+#include <vector_types.h>
+
+namespace tessera::kernels::cuda {
+
+inline constexpr int kVnmTileCols = 128;      // columns of C per thread block (multiple of every L)
+inline constexpr int kVnmPipelineStages = 2;  // shared-memory buffers of the cp.async pipeline
+                                              // (3 buffers of 32 columns measured slower than 2 of 64)
+
+// Everything is raw device memory; the stage plan is formats/vnm/staging.hpp's VnmStagePlan,
+// built with tile_cols = kVnmTileCols, its arrays copied to the device.
+struct VnmSpmmArgs {
+  std::int64_t m = 0, k = 0, n = 0;  // A m x k, B k x n, C m x n
+  int N = 0, M = 0, L = 0;            // pattern
+  const float* A = nullptr;
+  std::int64_t lda = 0;
+  const float* vals = nullptr;  // (stored_rows x padded_cols)
+  std::int64_t stored_rows = 0, padded_cols = 0;
+  bool packed = false;                          // plan layout: packed (per tile) or plain (shared)
+  const std::int32_t* tile_stage_pos = nullptr;  // (tiles + 1), tiles = 1 when plain
+  const int4* stage = nullptr;                   // (stages) {row, slots, cols, base}: VnmStage
+  const std::int32_t* column_list = nullptr;     // (stages x kVnmStageColumns), packed only
+  const std::uint8_t* offsets = nullptr;         // (groups x offsets_ld), kVnmStageSlots bytes of slack
+  std::int64_t offsets_ld = 0;
+  std::int64_t max_tile_stages = 0;              // most stages of any tile (host value)
+  float* C = nullptr;
+  std::int64_t ldc = 0;
+};
+
+enum class VnmRowTile : int { Rows128 = 0, Rows64 = 1 };
+
+struct VnmLaunch {
+  VnmRowTile rows = VnmRowTile::Rows128;
+  int split_k = 1;  // stage ranges run by different blocks, summed with atomics
+  std::string describe() const;
+};
+
+// Whether the packed layout pays for a pattern (few of a stage's columns used per tile).
+bool vnm_prefers_packed(int N, int M, int L);
+// The launch vnm_spmm picks for these arguments on the current device.
+VnmLaunch vnm_choose_launch(const VnmSpmmArgs& args);
+// Runs on `stream`; `launch` null: vnm_choose_launch. Throws tessera::CudaError on CUDA
+// failures, tessera::Error on inconsistent arguments.
+void vnm_spmm(const VnmSpmmArgs& args, cudaStream_t stream, const VnmLaunch* launch = nullptr);
+
+}  // namespace tessera::kernels::cuda

@@ -1,0 +1,345 @@
+// VNM SpMM kernels (see tessera/kernels/nm_spmm/cuda/vnm_spmm.hpp for the algorithm).
+// Raw pointers only; every CUDA call and launch is checked and turned into tessera::CudaError.
+#include "tessera/kernels/nm_spmm/cuda/vnm_spmm.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+
+#include "tessera/core/error.hpp"
+
+namespace tessera::kernels::cuda {
+namespace {
+
+void check(cudaError_t err, const char* what, int line) {
+  if (err != cudaSuccess)
+    throw CudaError(std::string(what) + " failed: " + cudaGetErrorString(err) + " (" __FILE__ ":" +
+                    std::to_string(line) + ")");
+}
+#define VNM_CHECK(expr) check((expr), #expr, __LINE__)
+
+constexpr int kTileCols = kVnmTileCols;            // BN
+constexpr int kStages = kVnmPipelineStages;
+constexpr int kStageCols = 64, kStageSlots = 32;   // formats/vnm/staging.hpp's kVnmStageColumns / Slots
+constexpr int kWarpRows = 64, kWarpCols = 32;      // warp tile: 8 x 4 threads of 8 x 8
+constexpr int kThreadRows = 8, kThreadCols = 8;
+constexpr int kWarpsN = kTileCols / kWarpCols;     // 4
+static_assert(kWarpRows == 8 * kThreadRows && kWarpCols == 4 * kThreadCols, "warp = 8 x 4 threads");
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+// src_bytes = 0 zero-fills the destination (out-of-range rows and columns).
+__device__ __forceinline__ void cp_async_16(void* dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_4(void* dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+struct Params {
+  VnmSpmmArgs a;
+  int groups_per_tile;  // kTileCols / L
+  int splits;           // split-K factor: blockIdx.z runs its share of the tile's stages
+  bool atomic;          // split-K: accumulate into zeroed C
+  bool c_vector;        // C rows allow 16-byte stores
+};
+
+// One pipeline buffer: the stage record, A transposed (kStageCols x (BM + 4) floats: the 4-float
+// pad puts the 8 columns of a copy instruction on different bank quads), B (kStageSlots x
+// kTileCols floats), offsets (groups_per_tile x kStageSlots bytes).
+template <int BM>
+struct Buffer {
+  static constexpr int record_bytes = 16;
+  static constexpr int a_stride = BM + 4;
+  static constexpr int a_floats = kStageCols * a_stride;
+  static constexpr int b_floats = kStageSlots * kTileCols;
+  static constexpr int offset_bytes = kTileCols / 4 * kStageSlots;  // most groups a tile holds (L = 4)
+  static constexpr int bytes = record_bytes + (a_floats + b_floats) * 4 + offset_bytes;
+  static_assert(bytes % 16 == 0, "buffers stay 16-byte aligned");
+};
+
+template <int BM, int GroupsPerThread>
+__global__ void __launch_bounds__(BM / kWarpRows * kWarpsN * 32, 2) vnm_spmm_kernel(const Params p) {
+  using Buf = Buffer<BM>;
+  constexpr int kThreads = BM / kWarpRows * kWarpsN * 32;
+  constexpr int kWarps = kThreads / 32;
+  extern __shared__ __align__(16) unsigned char smem[];
+  const VnmSpmmArgs& a = p.a;
+  auto rec_buf = [&](int b) { return reinterpret_cast<int4*>(smem + b * Buf::bytes); };
+  auto a_buf = [&](int b) { return reinterpret_cast<float*>(smem + b * Buf::bytes + Buf::record_bytes); };
+  auto b_buf = [&](int b) { return a_buf(b) + Buf::a_floats; };
+  auto o_buf = [&](int b) { return reinterpret_cast<std::uint8_t*>(b_buf(b) + Buf::b_floats); };
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x) * kTileCols;
+  const std::int64_t m0 = static_cast<std::int64_t>(blockIdx.y) * BM;
+  // This block's stages: its tile's (plain plans share one list), split over blockIdx.z.
+  const int plan_tile = a.packed ? static_cast<int>(blockIdx.x) : 0;
+  const int tile_first = a.tile_stage_pos[plan_tile], tile_count = a.tile_stage_pos[plan_tile + 1] - tile_first;
+  const int per_split = (tile_count + p.splits - 1) / p.splits;
+  const int first = tile_first + static_cast<int>(blockIdx.z) * per_split;
+  const int count = max(0, min(per_split, tile_first + tile_count - first));
+
+  // Per-thread constants of the copies. A: this thread copies rows copy_row + kARowsPerPass i
+  // (zero-filled past m) and staged columns copy_col + 8 j.
+  constexpr int kARowsPerPass = kWarps * 4;
+  const int copy_row = warp * 4 + lane / 8, copy_col = lane % 8;
+  const float* a_rows = a.A + (m0 + copy_row) * a.lda;
+  const std::int64_t a_pass_stride = kARowsPerPass * a.lda;
+  unsigned a_rows_ok = 0;
+#pragma unroll
+  for (int i = 0; i < BM / kARowsPerPass; ++i) a_rows_ok |= (m0 + copy_row + i * kARowsPerPass < a.m ? 1u : 0u) << i;
+  const std::int64_t groups = a.padded_cols / a.L;
+
+  // Global -> shared copies of stage `st` (record `rec`) into buffer `b`; nothing waits here.
+  auto load_stage = [&](int st, const int4& rec, int b) {
+    const int row0 = rec.x, slots = rec.y, cols = rec.z, base = rec.w;
+    if (tid == 0) *rec_buf(b) = rec;
+    const int padded_slots = (slots + 3) & ~3;
+    float* bs = b_buf(b);
+    for (int c = tid; c < padded_slots * (kTileCols / 4); c += kThreads) {  // B: 16-byte chunks
+      const int j = c / (kTileCols / 4), col = (c % (kTileCols / 4)) * 4;
+      const bool ok = j < slots && n0 + col < a.padded_cols;
+      cp_async_16(bs + j * kTileCols + col, ok ? a.vals + (row0 + j) * a.padded_cols + n0 + col : a.vals, ok ? 16 : 0);
+    }
+    std::uint8_t* os = o_buf(b);
+    constexpr int kWords = kStageSlots / 4;  // a full stage's offsets (rows end with that much slack)
+    for (int c = tid; c < p.groups_per_tile * kWords; c += kThreads) {
+      const int gl = c / kWords, q = c % kWords;
+      const std::int64_t g = n0 / a.L + gl;
+      const bool ok = g < groups;
+      cp_async_4(os + gl * kStageSlots + q * 4, ok ? a.offsets + g * a.offsets_ld + base + q * 4 : a.offsets,
+                 ok ? 4 : 0);
+    }
+    float* as = a_buf(b);
+    const std::int64_t plain_col0 = static_cast<std::int64_t>(row0 / a.N) * a.M;
+#pragma unroll
+    for (int j = 0; j < kStageCols / 8; ++j) {
+      const int c = copy_col + 8 * j;
+      if (c >= cols) break;
+      const std::int64_t col = a.packed ? a.column_list[st * kStageCols + c] : plain_col0 + c;
+      const bool col_ok = col < a.k;
+      const float* src = a_rows + col;
+#pragma unroll
+      for (int i = 0; i < BM / kARowsPerPass; ++i) {
+        const bool ok = col_ok && (a_rows_ok >> i & 1u);
+        cp_async_4(as + c * Buf::a_stride + copy_row + i * kARowsPerPass, ok ? src + i * a_pass_stride : a.A,
+                   ok ? 4 : 0);
+      }
+    }
+  };
+
+  // (8 x 8) accumulators: rows ty * 4 + {0..3} and 32 + ty * 4 + {0..3} of the warp tile,
+  // columns tx * 8 + {0..7}.
+  const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
+  const int ty = lane / 4, tx = lane % 4;
+  const int tile_col = warp_n * kWarpCols + tx * kThreadCols;  // first column of this thread in the tile
+  const int group0 = tile_col / a.L;                           // its (first) column group in the tile
+  const int a_row = warp_m * kWarpRows + ty * 4;
+  float acc[kThreadRows][kThreadCols];
+#pragma unroll
+  for (int i = 0; i < kThreadRows; ++i)
+#pragma unroll
+    for (int j = 0; j < kThreadCols; ++j) acc[i][j] = 0.f;
+
+  auto load_a = [&](const float* as, int c, float (&v)[kThreadRows]) {
+    const float4 lo = *reinterpret_cast<const float4*>(as + c * Buf::a_stride);
+    const float4 hi = *reinterpret_cast<const float4*>(as + c * Buf::a_stride + 32);
+    v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w, v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
+  };
+
+  auto compute_stage = [&](int b) {
+    const int padded_slots = (rec_buf(b)->y + 3) & ~3;
+    const float* as = a_buf(b) + a_row;
+    const float* bs = b_buf(b) + tile_col;
+    const std::uint8_t* os = o_buf(b) + group0 * kStageSlots;
+    std::uint32_t next0 = *reinterpret_cast<const std::uint32_t*>(os);
+    std::uint32_t next1 = GroupsPerThread == 2 ? *reinterpret_cast<const std::uint32_t*>(os + kStageSlots) : 0u;
+    for (int s4 = 0; s4 < padded_slots; s4 += 4) {
+      // Offsets of the next four slots are fetched before these four are used.
+      const std::uint32_t word0 = next0, word1 = next1;
+      if (s4 + 4 < padded_slots) {
+        next0 = *reinterpret_cast<const std::uint32_t*>(os + s4 + 4);
+        if (GroupsPerThread == 2) next1 = *reinterpret_cast<const std::uint32_t*>(os + kStageSlots + s4 + 4);
+      }
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const float4 b0 = *reinterpret_cast<const float4*>(bs + (s4 + q) * kTileCols);
+        const float4 b1 = *reinterpret_cast<const float4*>(bs + (s4 + q) * kTileCols + 4);
+        float a0[kThreadRows], a1[kThreadRows];
+        load_a(as, (word0 >> (8 * q)) & 0xff, a0);
+        if constexpr (GroupsPerThread == 2) load_a(as, (word1 >> (8 * q)) & 0xff, a1);
+#pragma unroll
+        for (int i = 0; i < kThreadRows; ++i) {
+          const float x = a0[i], y = GroupsPerThread == 2 ? a1[i] : a0[i];
+          acc[i][0] = fmaf(x, b0.x, acc[i][0]);
+          acc[i][1] = fmaf(x, b0.y, acc[i][1]);
+          acc[i][2] = fmaf(x, b0.z, acc[i][2]);
+          acc[i][3] = fmaf(x, b0.w, acc[i][3]);
+          acc[i][4] = fmaf(y, b1.x, acc[i][4]);
+          acc[i][5] = fmaf(y, b1.y, acc[i][5]);
+          acc[i][6] = fmaf(y, b1.z, acc[i][6]);
+          acc[i][7] = fmaf(y, b1.w, acc[i][7]);
+        }
+      }
+    }
+  };
+
+  // kStages-deep pipeline: stage t is computed while t + 1 .. t + kStages - 1 are in flight; the
+  // record of the next stage to load is fetched one iteration ahead.
+  int4 next_rec = count > 0 ? a.stage[first] : make_int4(0, 0, 0, 0);
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < count) {
+      const int4 rec = next_rec;
+      if (s + 1 < count) next_rec = a.stage[first + s + 1];
+      load_stage(first + s, rec, s);
+    }
+    cp_async_commit();
+  }
+  for (int t = 0; t < count; ++t) {
+    cp_async_wait<kStages - 2>();
+    __syncthreads();  // stage t visible to all; buffer (t - 1) % kStages no longer read
+    const int ahead = t + kStages - 1;
+    if (ahead < count) {
+      const int4 rec = next_rec;
+      if (ahead + 1 < count) next_rec = a.stage[first + ahead + 1];
+      load_stage(first + ahead, rec, ahead % kStages);
+    }
+    cp_async_commit();
+    compute_stage(t % kStages);
+  }
+
+  const std::int64_t col = n0 + tile_col;
+#pragma unroll
+  for (int i = 0; i < kThreadRows; ++i) {
+    const std::int64_t row = m0 + a_row + (i < 4 ? i : 32 + i - 4);
+    if (row >= a.m) continue;
+    float* c = a.C + row * a.ldc + col;
+    if (p.atomic) {
+#pragma unroll
+      for (int j = 0; j < kThreadCols; ++j)
+        if (col + j < a.n) atomicAdd(c + j, acc[i][j]);
+    } else if (p.c_vector && col + kThreadCols <= a.n) {
+      reinterpret_cast<float4*>(c)[0] = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+      reinterpret_cast<float4*>(c)[1] = make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kThreadCols; ++j)
+        if (col + j < a.n) c[j] = acc[i][j];
+    }
+  }
+}
+
+struct DeviceInfo {
+  int sms = 0;
+  std::size_t max_shared = 0;
+};
+DeviceInfo device_info() {
+  int dev = 0, sms = 0, smem = 0;
+  VNM_CHECK(cudaGetDevice(&dev));
+  VNM_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  VNM_CHECK(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  return {sms, static_cast<std::size_t>(smem)};
+}
+
+bool aligned(const void* p, std::uintptr_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
+
+void check_args(const VnmSpmmArgs& a) {
+  auto fail = [](const std::string& what) { throw Error("tessera::kernels::cuda::vnm_spmm: " + what); };
+  if (a.m < 0 || a.k < 0 || a.n < 0) fail("negative extent");
+  if (!(a.N > 0 && a.N < a.M && a.M <= 32) || !(a.L == 4 || a.L == 8 || a.L == 16 || a.L == 32 || a.L == 64))
+    fail("pattern " + std::to_string(a.N) + ":" + std::to_string(a.M) + " L=" + std::to_string(a.L) + " unsupported");
+  const std::int64_t windows = (a.k + a.M - 1) / a.M;
+  if (a.stored_rows != windows * a.N || a.padded_cols != (a.n + a.L - 1) / a.L * a.L)
+    fail("vals extents " + std::to_string(a.stored_rows) + " x " + std::to_string(a.padded_cols) +
+         " do not match k = " + std::to_string(a.k) + ", n = " + std::to_string(a.n));
+  if (a.stored_rows > 0 && (!a.tile_stage_pos || !a.stage || !a.offsets || (a.packed && !a.column_list) ||
+                            a.offsets_ld % 4 != 0 || a.offsets_ld < kStageSlots))
+    fail("incomplete stage plan (build it with formats/vnm/staging.hpp, tile_cols = kVnmTileCols)");
+  if (a.lda < a.k || a.ldc < a.n) fail("leading dimension below the row length");
+  if (!aligned(a.vals, 16) || !aligned(a.offsets, 4))
+    fail("vals must be 16-byte aligned, offsets 4-byte aligned");
+  if (a.stored_rows >= (std::int64_t(1) << 31)) fail("more than 2^31 stored rows");
+}
+
+template <int BM, int G>
+void launch_one(const Params& p, dim3 grid, cudaStream_t stream, const DeviceInfo& dev) {
+  constexpr std::size_t bytes = kStages * static_cast<std::size_t>(Buffer<BM>::bytes);
+  if (bytes > dev.max_shared)
+    throw Error("vnm_spmm: " + std::to_string(bytes) + " bytes of shared memory exceed the device's " +
+                std::to_string(dev.max_shared));
+  auto kernel = vnm_spmm_kernel<BM, G>;
+  VNM_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  kernel<<<grid, BM / kWarpRows * kWarpsN * 32, bytes, stream>>>(p);
+  VNM_CHECK(cudaGetLastError());
+}
+
+template <int BM>
+void launch_rows(const Params& p, dim3 grid, cudaStream_t stream, const DeviceInfo& dev) {
+  if (p.a.L == 4) launch_one<BM, 2>(p, grid, stream, dev);
+  else launch_one<BM, 1>(p, grid, stream, dev);
+}
+
+}  // namespace
+
+std::string VnmLaunch::describe() const {
+  return std::string(rows == VnmRowTile::Rows128 ? "128" : "64") + "x" + std::to_string(kTileCols) +
+         (split_k > 1 ? " split-k " + std::to_string(split_k) : "");
+}
+
+bool vnm_prefers_packed(int N, int M, int L) {
+  // A tile holds kTileCols / L groups; random patterns use about M (1 - (1 - N/M)^groups) of a
+  // window's M columns. Packing pays once that union leaves a good part of A behind.
+  const int groups = kTileCols / L;
+  double unused = 1.0;
+  for (int g = 0; g < groups; ++g) unused *= 1.0 - static_cast<double>(N) / M;
+  return unused > 0.25;
+}
+
+VnmLaunch vnm_choose_launch(const VnmSpmmArgs& a) {
+  const DeviceInfo dev = device_info();
+  VnmLaunch l;
+  const std::int64_t col_tiles = (a.n + kTileCols - 1) / kTileCols;
+  const std::int64_t tiles128 = (a.m + 127) / 128 * col_tiles;
+  // Two blocks fit per SM; the larger tile once it gives every SM two blocks.
+  l.rows = tiles128 >= 2 * dev.sms ? VnmRowTile::Rows128 : VnmRowTile::Rows64;
+  const std::int64_t tiles = l.rows == VnmRowTile::Rows128 ? tiles128 : (a.m + 63) / 64 * col_tiles;
+  if (tiles > 0 && tiles < 2 * dev.sms) {
+    // Split k so that about two blocks run per SM, each over at least 4 stages.
+    const std::int64_t want = (2 * dev.sms + tiles - 1) / tiles;
+    l.split_k = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(want, a.max_tile_stages / 4)));
+  }
+  return l;
+}
+
+void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced) {
+  check_args(a);
+  if (a.m == 0 || a.n == 0) return;
+  const DeviceInfo dev = device_info();
+  const VnmLaunch l = forced ? *forced : vnm_choose_launch(a);
+  Params p{};
+  p.a = a;
+  p.groups_per_tile = kTileCols / a.L;
+  p.splits = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(l.split_k, a.max_tile_stages)));
+  p.atomic = p.splits > 1;
+  p.c_vector = aligned(a.C, 16) && a.ldc % 4 == 0;
+  const int bm = l.rows == VnmRowTile::Rows128 ? 128 : 64;
+  const dim3 grid(static_cast<unsigned>((a.n + kTileCols - 1) / kTileCols), static_cast<unsigned>((a.m + bm - 1) / bm),
+                  static_cast<unsigned>(p.splits));
+  if (grid.y > 65535u) throw Error("vnm_spmm: m = " + std::to_string(a.m) + " needs more than 65535 row tiles");
+  if (a.stored_rows == 0 || p.atomic)  // k = 0 gives C = 0; split-K adds into zeros
+    VNM_CHECK(cudaMemset2DAsync(a.C, a.ldc * sizeof(float), 0, a.n * sizeof(float), a.m, stream));
+  if (a.stored_rows == 0) return;
+  if (bm == 128) launch_rows<128>(p, grid, stream, dev);
+  else launch_rows<64>(p, grid, stream, dev);
+}
+
+}  // namespace tessera::kernels::cuda

@@ -1,0 +1,209 @@
+// VNM SpMM (fp32, CUDA cores) vs cuBLAS SGEMM (CUBLAS_DEFAULT_MATH: TF32 off), same process,
+// same device data: B is a random VNM matrix (L = 32 unless --l), cuBLAS multiplies its dense
+// decoding. C = A (m x k) * B (k x n), all row-major. Every shape also compares our C with
+// cuBLAS's (relative Frobenius error, printed).
+// Timing: CUDA events, warm-ups then the median of --reps runs.
+// Shapes: 4096^3, then the LLM linear-layer set (m in {256..4096} x 20 (n, k) pairs).
+// Sparsities: 16:32, 12:32, 8:32, 4:32 (50, 62.5, 75, 87.5 %).
+// Usage: vnm_bench [--reps R] [--only-4096] [--l L] [--layout auto|plain|packed]
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "vnm_harness.hpp"
+
+namespace kc = tessera::kernels::cuda;
+using namespace vnm_harness;
+
+#define CUBLAS_CHECK(expr)                                                             \
+  do {                                                                                 \
+    const cublasStatus_t s_ = (expr);                                                  \
+    if (s_ != CUBLAS_STATUS_SUCCESS)                                                   \
+      throw std::runtime_error(std::string(#expr) + ": cublas status " + std::to_string(s_)); \
+  } while (0)
+
+namespace {
+
+int reps = 7;
+cudaEvent_t ev0, ev1;
+
+template <class F>
+double time_ms(F&& f) {
+  for (int w = 0; w < 2; ++w) f();
+  HARNESS_CHECK(cudaDeviceSynchronize());
+  std::vector<float> t;
+  for (int r = 0; r < reps; ++r) {
+    HARNESS_CHECK(cudaEventRecord(ev0));
+    f();
+    HARNESS_CHECK(cudaEventRecord(ev1));
+    HARNESS_CHECK(cudaEventSynchronize(ev1));
+    float ms;
+    HARNESS_CHECK(cudaEventElapsedTime(&ms, ev0, ev1));
+    t.push_back(ms);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+__global__ void fill_uniform(float* x, std::size_t n, unsigned seed) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed;
+    h ^= h >> 16; h *= 0x7feb352du; h ^= h >> 15; h *= 0x846ca68bu; h ^= h >> 16;
+    x[i] = (h >> 8) * (2.0f / 16777216.0f) - 1.0f;
+  }
+}
+
+// Dense k x n decoding of vals/meta (B zeroed beforehand).
+__global__ void scatter_vnm(const float* vals, const std::uint8_t* meta, std::int64_t stored_rows, std::int64_t n,
+                            int N, int M, int L, float* B) {
+  const std::int64_t total = stored_rows * n, groups = n / L;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < total; i += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t r = i / n, j = i % n;
+    B[((r / N) * M + meta[r * groups + j / L]) * n + j] = vals[i];
+  }
+}
+
+// Sums of (got - ref)^2 and ref^2 (NaN in got counts as infinite error).
+__global__ void error_sums(const float* got, const float* ref, std::size_t n, double* sums) {
+  double diff = 0, norm = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    const double d = double(got[i]) - ref[i];
+    diff += isnan(got[i]) ? INFINITY : d * d;
+    norm += double(ref[i]) * ref[i];
+  }
+  atomicAdd(&sums[0], diff);
+  atomicAdd(&sums[1], norm);
+}
+
+void fill(float* x, std::size_t n, unsigned seed) {
+  fill_uniform<<<1024, 256>>>(x, n, seed);
+  HARNESS_CHECK(cudaGetLastError());
+}
+
+struct Row {
+  std::int64_t m, n, k;
+  int N, M;
+  double ours_ms, cublas_ms, err;
+  std::string launch;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool only_4096 = false;
+  int L = 32;
+  std::string layout = "auto";
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--only-4096")) only_4096 = true;
+    else if (!std::strcmp(argv[i], "--l") && i + 1 < argc) L = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--layout") && i + 1 < argc) layout = argv[++i];
+  }
+  try {
+    cudaDeviceProp prop;
+    HARNESS_CHECK(cudaGetDeviceProperties(&prop, 0));
+    HARNESS_CHECK(cudaEventCreate(&ev0));
+    HARNESS_CHECK(cudaEventCreate(&ev1));
+    cublasHandle_t handle;
+    CUBLAS_CHECK(cublasCreate(&handle));
+    CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
+    std::printf("# VNM SpMM vs cuBLAS SGEMM on %s (%d SMs), L = %d, layout %s, median of %d reps\n\n", prop.name,
+                prop.multiProcessorCount, L, layout.c_str(), reps);
+
+    std::vector<std::array<std::int64_t, 3>> shapes = {{4096, 4096, 4096}};  // m, n, k
+    if (!only_4096) {
+      const std::int64_t nk[][2] = {{2048, 2048},  {6144, 2048},  {2048, 5632},  {5632, 2048},  {4096, 4096},
+                                    {12288, 4096}, {4096, 11008}, {11008, 4096}, {5120, 5120},  {15360, 5120},
+                                    {5120, 13824}, {13824, 5120}, {6656, 6656},  {19968, 6656}, {6656, 17920},
+                                    {17920, 6656}, {8192, 8192},  {24576, 8192}, {8192, 22016}, {22016, 8192}};
+      for (std::int64_t m : {256, 512, 1024, 2048, 4096})
+        for (const auto& p : nk) shapes.push_back({m, p[0], p[1]});
+    }
+    const int kept[] = {16, 12, 8, 4};
+    std::vector<Row> rows;
+    std::mt19937_64 rng(7);
+    DeviceBuffer<double> sums(2);
+    for (const auto& s : shapes) {
+      const std::int64_t m = s[0], n = s[1], k = s[2];
+      DeviceBuffer<float> A(m * k), Bd(k * n), C(m * n), Cref(m * n);
+      fill(A.ptr, A.count, 1);
+      double cublas_ms = -1;
+      for (int N : kept) {
+        const tessera::VnmPattern p{N, 32, L};
+        const auto e = tessera::vnm_extents(k, n, p);
+        std::vector<std::uint8_t> meta(e.stored_rows * e.groups);
+        std::vector<int> pos(p.m);
+        for (std::int64_t w = 0; w < e.windows; ++w)
+          for (std::int64_t g = 0; g < e.groups; ++g) {
+            for (int d = 0; d < p.m; ++d) pos[d] = d;
+            for (int d = 0; d < p.n; ++d) std::swap(pos[d], pos[d + rng() % (p.m - d)]);
+            std::sort(pos.begin(), pos.begin() + p.n);
+            for (int d = 0; d < p.n; ++d) meta[(w * p.n + d) * e.groups + g] = static_cast<std::uint8_t>(pos[d]);
+          }
+        const bool packed = layout == "packed" || (layout == "auto" && kc::vnm_prefers_packed(p.n, p.m, p.l));
+        DeviceVnm B(p, e, meta, packed);
+        fill(B.vals.ptr, B.vals.count, 100 + N);
+        DeviceBuffer<std::uint8_t> dmeta(meta.size());
+        dmeta.upload(meta);
+        HARNESS_CHECK(cudaMemset(Bd.ptr, 0, Bd.count * sizeof(float)));
+        scatter_vnm<<<1024, 256>>>(B.vals.ptr, dmeta.ptr, e.stored_rows, n, p.n, p.m, p.l, Bd.ptr);
+        HARNESS_CHECK(cudaGetLastError());
+        const float one = 1.f, zero = 0.f;
+        auto cublas = [&] {  // row-major C = A B  <=>  column-major C^T = B^T A^T
+          CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, Bd.ptr, n, A.ptr, k, &zero,
+                                   Cref.ptr, n));
+        };
+        const auto args = B.args(A.ptr, m, C.ptr);
+        const auto launch = kc::vnm_choose_launch(args);
+        auto ours = [&] { kc::vnm_spmm(args, nullptr, &launch); };
+        // cuBLAS time does not depend on the values: measured once per shape.
+        if (cublas_ms < 0) cublas_ms = time_ms(cublas);
+        else cublas();
+        HARNESS_CHECK(cudaMemset(C.ptr, 0xff, C.count * sizeof(float)));
+        const double ms = time_ms(ours);
+        HARNESS_CHECK(cudaMemset(sums.ptr, 0, 2 * sizeof(double)));
+        error_sums<<<1024, 256>>>(C.ptr, Cref.ptr, C.count, sums.ptr);
+        HARNESS_CHECK(cudaGetLastError());
+        const auto s2 = sums.download();
+        rows.push_back({m, n, k, N, 32, ms, cublas_ms, std::sqrt(s2[0] / s2[1]),
+                        launch.describe() + (packed ? " packed" : " plain")});
+        const auto& r = rows.back();
+        std::fprintf(stderr, "m=%lld n=%lld k=%lld %d:32 ours %.3f ms cublas %.3f ms speedup %.2f err %.1e\n",
+                     (long long)m, (long long)n, (long long)k, N, ms, cublas_ms, cublas_ms / ms, r.err);
+      }
+    }
+    std::printf("| m | n | k | N:M | ours ms | ours GFLOP/s (dense-equiv.) | cuBLAS ms | cuBLAS GFLOP/s | speedup | ideal M/N | %% of ideal | rel. err vs cuBLAS | launch |\n");
+    std::printf("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    for (const auto& r : rows) {
+      const double flop = 2.0 * r.m * r.n * r.k, sp = r.cublas_ms / r.ours_ms, ideal = double(r.M) / r.N;
+      std::printf("| %lld | %lld | %lld | %d:%d | %.3f | %.0f | %.3f | %.0f | %.2f | %.2f | %.0f%% | %.1e | %s |\n",
+                  (long long)r.m, (long long)r.n, (long long)r.k, r.N, r.M, r.ours_ms, flop / r.ours_ms / 1e6,
+                  r.cublas_ms, flop / r.cublas_ms / 1e6, sp, ideal, 100 * sp / ideal, r.err, r.launch.c_str());
+    }
+    std::printf("\n| N:M | sparsity | speedup at 4096^3 | geomean speedup (shape set) | geomean %% of ideal | min speedup |\n|---|---:|---:|---:|---:|---:|\n");
+    for (int N : kept) {
+      double at4096 = 0, logsum = 0, minsp = 1e30;
+      int cnt = 0;
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto& r = rows[i];
+        if (r.N != N) continue;
+        const double sp = r.cublas_ms / r.ours_ms;
+        if (i < 4) { at4096 = sp; continue; }  // the first shape is 4096^3
+        logsum += std::log(sp);
+        minsp = std::min(minsp, sp);
+        ++cnt;
+      }
+      const double geo = cnt ? std::exp(logsum / cnt) : 0;
+      std::printf("| %d:32 | %.1f%% | %.2f | %.2f | %.0f%% | %.2f |\n", N, 100.0 * (32 - N) / 32, at4096, geo,
+                  100 * geo / (32.0 / N), cnt ? minsp : 0);
+    }
+  } catch (const std::exception& ex) {
+    std::printf("ERROR %s\n", ex.what());
+    return 2;
+  }
+  return 0;
+}

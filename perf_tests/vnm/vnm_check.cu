@@ -1,0 +1,121 @@
+// Correctness sweep of the VNM CUDA kernel against a double-precision host reference:
+// every N:M with M <= 32 for every L, random odd shapes (m, k, n not multiples of any tile),
+// plain and packed layouts, both row tiles and split-K, plus edge cases (k < M, one row,
+// n < L, k = 0). B is pruned from random dense data with the library's host pruning; C is
+// poisoned with NaN before every run. Prints one line per failure and a TOTAL line.
+// Usage: vnm_check [--quick]
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "vnm_harness.hpp"
+
+namespace kc = tessera::kernels::cuda;
+using namespace vnm_harness;
+
+namespace {
+
+int cases = 0, failures = 0;
+
+// C = A * decode(B) in double, from the dense pruned matrix.
+std::vector<double> reference(const std::vector<float>& A, const std::vector<float>& B, std::int64_t m, std::int64_t k,
+                              std::int64_t n) {
+  std::vector<double> C(m * n, 0.0);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t p = 0; p < k; ++p) {
+      const double a = A[i * k + p];
+      if (a == 0.0) continue;
+      for (std::int64_t j = 0; j < n; ++j) C[i * n + j] += a * B[p * n + j];
+    }
+  return C;
+}
+
+void run_case(std::int64_t m, std::int64_t k, std::int64_t n, tessera::VnmPattern p, bool packed,
+              const kc::VnmLaunch* launch, std::mt19937_64& rng) {
+  ++cases;
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> A(m * k), dense(k * n);
+  for (auto& x : A) x = u(rng);
+  for (auto& x : dense) x = u(rng);
+  const auto e = tessera::vnm_extents(k, n, p);
+  std::vector<float> vals(e.stored_rows * e.padded_cols);
+  std::vector<std::uint8_t> meta(e.stored_rows * e.groups);
+  tessera::prune_vnm_host(dense.data(), n, e, p, vals.data(), meta.data());
+  std::vector<float> pruned(k * n);
+  tessera::decode_vnm_host(vals.data(), meta.data(), e, p, pruned.data(), n);
+  DeviceVnm B(p, e, meta, packed);
+  B.vals.upload(vals);
+  DeviceBuffer<float> dA(m * k), dC(m * n);
+  dA.upload(A);
+  HARNESS_CHECK(cudaMemset(dC.ptr, 0xff, m * n * sizeof(float)));  // NaN poison
+  std::string what;
+  try {
+    kc::vnm_spmm(B.args(dA.ptr, m, dC.ptr), nullptr, launch);
+    HARNESS_CHECK(cudaDeviceSynchronize());
+  } catch (const std::exception& ex) {
+    what = ex.what();
+  }
+  double err = INFINITY;
+  if (what.empty()) {
+    const auto C = dC.download();
+    const auto ref = reference(A, pruned, m, k, n);
+    double diff = 0, norm = 0;
+    bool nan = false;
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+      nan = nan || std::isnan(C[i]);
+      diff += (C[i] - ref[i]) * (C[i] - ref[i]);
+      norm += ref[i] * ref[i];
+    }
+    err = nan ? INFINITY : std::sqrt(diff) / std::max(std::sqrt(norm), 1e-300);
+  }
+  const double tol = 1e-5 * std::sqrt(std::max<double>(1.0, k / 64.0)) + 1e-6;
+  if (!(err <= tol) || (m * n == 0 && !what.empty())) {
+    ++failures;
+    std::printf("FAIL m=%lld k=%lld n=%lld %d:%d L=%d packed=%d launch=%s err=%.3g %s\n", (long long)m, (long long)k,
+                (long long)n, p.n, p.m, p.l, packed, launch ? launch->describe().c_str() : "auto", err, what.c_str());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  std::mt19937_64 rng(20261122);
+  try {
+    // Every N:M and L, odd shapes, automatic launch, plain and packed.
+    for (int M = 2; M <= 32; ++M)
+      for (int N = 1; N < M; ++N)
+        for (int L : {4, 8, 16, 32, 64}) {
+          if (quick && ((M != 4 && M != 8 && M != 32) || (L != 4 && L != 32) || N % 2 == 0)) continue;
+          std::uniform_int_distribution<std::int64_t> dm(1, 150), dw(1, 9), dn(1, 300);
+          const std::int64_t m = dm(rng), k = M * dw(rng) + (rng() % 2 ? rng() % M : 0), n = dn(rng);
+          run_case(m, k, n, {N, M, L}, (N + M + L) % 2 == 0, nullptr, rng);
+        }
+    // Every launch variant on shapes that cross tile edges.
+    const kc::VnmLaunch launches[] = {{kc::VnmRowTile::Rows128, 1}, {kc::VnmRowTile::Rows64, 1},
+                                      {kc::VnmRowTile::Rows128, 3}, {kc::VnmRowTile::Rows64, 5}};
+    for (const auto& l : launches)
+      for (tessera::VnmPattern p : {tessera::VnmPattern{16, 32, 32}, {4, 32, 32}, {2, 4, 4}, {3, 8, 64}, {5, 7, 8}})
+        for (bool packed : {false, true}) {
+          run_case(300, 37 * p.m + 3, 390, p, packed, &l, rng);
+          run_case(129, 1000, 129, p, packed, &l, rng);
+        }
+    // Edge cases: k < M, a single row, n < L, n not a multiple of 4, empty operands.
+    for (bool packed : {false, true}) {
+      run_case(1, 5, 3, {1, 8, 32}, packed, nullptr, rng);
+      run_case(64, 3, 130, {2, 4, 64}, packed, nullptr, rng);
+      run_case(200, 96, 1, {1, 2, 4}, packed, nullptr, rng);
+      run_case(7, 64, 4097, {3, 16, 8}, packed, nullptr, rng);
+      run_case(33, 0, 17, {1, 4, 4}, packed, nullptr, rng);
+      run_case(0, 32, 17, {1, 4, 4}, packed, nullptr, rng);
+      run_case(17, 32, 0, {1, 4, 4}, packed, nullptr, rng);
+    }
+    // A larger case through every automatic choice.
+    if (!quick) run_case(1024, 4096, 1024, {8, 32, 32}, true, nullptr, rng);
+  } catch (const std::exception& ex) {
+    std::printf("ERROR %s\n", ex.what());
+    return 2;
+  }
+  std::printf("TOTAL %d cases, %d failures\n", cases, failures);
+  return failures ? 1 : 0;
+}
