@@ -132,7 +132,8 @@ int main(int argc, char** argv) {
                                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
       };
       kc::Nv24Args args{Nv24Type::F16, M, N, K, w.kp, dA.p, K, dV.p, dMeta.p, dC.p, N};
-      row.tile = kc::to_string(kc::nv24_choose_tile(args));
+      const kc::Nv24Launch launch = kc::nv24_choose(args);
+      row.tile = std::string(kc::to_string(launch.tile)) + (launch.splits > 1 ? " /" + std::to_string(launch.splits) + " K" : "");
       auto ours = [&] { kc::nv24_spmm(args, stream); };
       HARNESS_CHECK(cudaMemsetAsync(dC.p, 0xFF, M * N * 2, stream));
       gemm();
@@ -189,8 +190,8 @@ int main(int argc, char** argv) {
     };
     if (mode == "--sweep") {
       // every tile shape on a few shapes (tuning aid)
-      const std::vector<std::array<std::int64_t, 3>> shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {256, 4096, 4096},
-                                                               {1024, 4096, 4096}, {256, 2048, 2048}, {2048, 11008, 4096}};
+      const std::vector<std::array<std::int64_t, 3>> shapes = {{4096, 4096, 4096}, {256, 4096, 4096}, {1024, 5120, 5120},
+                                                               {256, 2048, 5632}, {512, 5120, 13824}, {256, 17920, 6656}};
       for (auto [M, N, K] : shapes) {
         const Nv24Host w = prune_encode(random_mat(K, N, N, Nv24Type::F16, seed++), Nv24Type::F16);
         DeviceBuf<std::uint16_t> dV(w.vals);
@@ -198,12 +199,15 @@ int main(int argc, char** argv) {
         DeviceBuf<__half> dA(static_cast<std::size_t>(M * K)), dC(static_cast<std::size_t>(M * N));
         fill_random<<<1024, 256, 0, stream>>>(dA.p, M * K, seed++);
         kc::Nv24Args args{Nv24Type::F16, M, N, K, w.kp, dA.p, K, dV.p, dMeta.p, dC.p, N};
-        std::printf("sweep M=%lld N=%lld K=%lld auto=%s:", (long long)M, (long long)N, (long long)K,
-                    kc::to_string(kc::nv24_choose_tile(args)));
-        for (int t = 1; t <= 3; ++t) {
-          const float ms = median_ms([&] { kc::nv24_spmm(args, stream, kc::Nv24Tile(t)); }, stream);
-          std::printf(" [%s %.4f ms %.0f TF]", kc::to_string(kc::Nv24Tile(t)), ms, 2.0 * M * N * K / (ms * 1e-3) / 1e12);
-        }
+        const kc::Nv24Launch launch = kc::nv24_choose(args);
+        std::printf("sweep M=%lld N=%lld K=%lld auto=%s/%d:", (long long)M, (long long)N, (long long)K,
+                    kc::to_string(launch.tile), launch.splits);
+        for (int t = 1; t <= 3; ++t)
+          for (int splits : {1, 2, 4}) {
+            const float ms = median_ms([&] { kc::nv24_spmm(args, stream, kc::Nv24Tile(t), splits); }, stream);
+            std::printf(" [%s/%d %.4f ms %.0f TF]", kc::to_string(kc::Nv24Tile(t)), splits, ms,
+                        2.0 * M * N * K / (ms * 1e-3) / 1e12);
+          }
         std::printf("\n");
       }
       return 0;

@@ -17,13 +17,13 @@ namespace kc = tessera::kernels::cuda;
 static int failures = 0, runs = 0;
 
 static void run_case(const std::string& what, const HostMat& A, const Nv24Host& w, Nv24Type t, kc::Nv24Tile tile,
-                     std::int64_t ldc) {
+                     std::int64_t ldc, int splits = 0) {
   const std::int64_t m = A.rows, n = w.n;
   DeviceBuf<std::uint16_t> dA(A.bits), dV(w.vals), dC(static_cast<std::size_t>(m * ldc));
   DeviceBuf<std::uint32_t> dM(w.meta);
   if (dC.count) HARNESS_CHECK(cudaMemset(dC.p, 0xFF, dC.count * 2));  // NaN in fp16 and bf16
   kc::Nv24Args args{t, m, n, w.k, w.kp, dA.p, A.ld, dV.p, dM.p, dC.p, ldc};
-  kc::nv24_spmm(args, nullptr, tile);
+  kc::nv24_spmm(args, nullptr, tile, splits);
   HARNESS_CHECK(cudaDeviceSynchronize());
   std::vector<std::uint16_t> got(dC.count);
   if (dC.count) HARNESS_CHECK(cudaMemcpy(got.data(), dC.p, dC.count * 2, cudaMemcpyDeviceToHost));
@@ -32,9 +32,9 @@ static void run_case(const std::string& what, const HostMat& A, const Nv24Host& 
   const bool ok = e.nonfinite == 0 && e.rel <= tol;
   ++runs;
   if (!ok) ++failures;
-  std::printf("%s %-34s %s m=%lld n=%lld k=%lld ldc=%lld tile=%s rel=%.2e nonfinite=%lld\n", ok ? "ok  " : "FAIL",
-              what.c_str(), name(t), (long long)m, (long long)n, (long long)w.k, (long long)ldc, kc::to_string(tile),
-              e.rel, (long long)e.nonfinite);
+  std::printf("%s %-34s %s m=%lld n=%lld k=%lld ldc=%lld tile=%s splits=%d rel=%.2e nonfinite=%lld\n",
+              ok ? "ok  " : "FAIL", what.c_str(), name(t), (long long)m, (long long)n, (long long)w.k, (long long)ldc,
+              kc::to_string(tile), splits, e.rel, (long long)e.nonfinite);
 }
 
 static void expect_throw(const std::string& what, const kc::Nv24Args& args) {
@@ -70,6 +70,8 @@ int main(int argc, char** argv) {
         const std::int64_t lda = (d.k + 7) / 8 * 8;
         const HostMat A = random_mat(d.m, d.k, lda, t, seed++);
         for (kc::Nv24Tile tile : tiles) run_case("random", A, w, t, tile, d.n);
+        for (kc::Nv24Tile tile : tiles)
+          for (int splits : {2, 3, 7}) run_case("random, split K", A, w, t, tile, d.n, splits);
         const HostMat A2 = random_mat(d.m, d.k, lda + 8, t, seed++);
         run_case("random, lda+8, ldc+3", A2, w, t, kc::Nv24Tile::Auto, d.n + 3);
       }

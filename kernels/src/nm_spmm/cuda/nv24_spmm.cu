@@ -8,7 +8,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <map>
 #include <mutex>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -108,7 +110,8 @@ template <class T, int BN, int BM, int WN, int WM, int STAGES, int KSUB>
 __global__ void __launch_bounds__(WN* WM * 32)
     nv24_kernel(const T* __restrict__ A, long long lda, const T* __restrict__ vals,
                 const unsigned* __restrict__ meta, T* __restrict__ C, long long ldc, int m, int n, int k,
-                int k_tiles, int tiles_m, int tiles_n, bool c_vec) {
+                int k_tiles, int tiles_m, int tiles_n, bool c_vec, int split_stages, float* __restrict__ ws,
+                long long ldw) {
   using S = Shape<BN, BM, WN, WM, STAGES, KSUB>;
   extern __shared__ __align__(128) unsigned char smem[];
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
@@ -158,8 +161,10 @@ __global__ void __launch_bounds__(WN* WM * 32)
     }
   };
 
-  // Stage st: k tiles st*KSUB .. st*KSUB+KSUB-1 (those < k_tiles).
+  // Stage st: k tiles st*KSUB .. st*KSUB+KSUB-1 (those < k_tiles). Split blockIdx.y runs
+  // stages [st0, st1).
   const int k_stages = (k_tiles + KSUB - 1) / KSUB;
+  const int st0 = blockIdx.y * split_stages, st1 = min(k_stages, st0 + split_stages);
   auto load = [&](int st, int s) {
 #pragma unroll
     for (int u = 0; u < KSUB; ++u)
@@ -176,7 +181,7 @@ __global__ void __launch_bounds__(WN* WM * 32)
 
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
-    if (s < k_stages) load(s, s);
+    if (st0 + s < st1) load(st0 + s, s);
     cp_async_commit();
   }
 
@@ -186,13 +191,13 @@ __global__ void __launch_bounds__(WN* WM * 32)
   const int w_row = wn * S::kWarpN + (lane & 7) + ((lane >> 3) & 1) * 8, w_ch = lane >> 4;
   const int a_row = wm * S::kWarpM + (lane & 7), a_ch = lane >> 3;
 
-  for (int st = 0; st < k_stages; ++st) {
+  for (int st = st0; st < st1; ++st) {
     cp_async_wait<STAGES - 2>();
-    __syncthreads();  // stage st landed for everyone; stage (st-1) % STAGES is free
-    if (st + STAGES - 1 < k_stages) load(st + STAGES - 1, (st + STAGES - 1) % STAGES);
+    __syncthreads();  // stage st landed for everyone; the slot of stage st-1 is free
+    if (st + STAGES - 1 < st1) load(st + STAGES - 1, (st - st0 + STAGES - 1) % STAGES);
     cp_async_commit();
 
-    const int s = st % STAGES;
+    const int s = (st - st0) % STAGES;
 #pragma unroll
     for (int u = 0; u < KSUB; ++u) {
       if (KSUB > 1 && st * KSUB + u >= k_tiles) break;
@@ -221,12 +226,30 @@ __global__ void __launch_bounds__(WN* WM * 32)
     }
   }
   cp_async_wait<0>();
+  const int g = lane >> 2, t = lane & 3;
+
+  if (ws != nullptr) {
+    // Split K: add the partial tile to the fp32 workspace, stored as C^T (n x ldw) so that a
+    // thread's two accumulators of one W row are adjacent (one 8-byte atomic).
+#pragma unroll
+    for (int i = 0; i < S::kFragN; ++i)
+#pragma unroll
+      for (int j = 0; j < S::kFragM; ++j)
+#pragma unroll
+        for (int hi = 0; hi < 2; ++hi) {
+          const int r = n0 + wn * S::kWarpN + i * 16 + g + 8 * hi, c = m0 + wm * S::kWarpM + j * 8 + 2 * t;
+          if (r >= n || c >= m) continue;
+          float* dst = ws + r * ldw + c;
+          if (c + 1 < m) atomicAdd(reinterpret_cast<float2*>(dst), make_float2(acc[i][j][2 * hi], acc[i][j][2 * hi + 1]));
+          else atomicAdd(dst, acc[i][j][2 * hi]);
+        }
+    return;
+  }
   __syncthreads();
 
   // Accumulators (C^T rows = W rows g / g+8, columns = A rows 2t, 2t+1) -> C tile in shared
   // memory as (BM, BN), then 16-byte coalesced stores along C's rows.
   T* out = reinterpret_cast<T*>(smem);
-  const int g = lane >> 2, t = lane & 3;
 #pragma unroll
   for (int i = 0; i < S::kFragN; ++i)
 #pragma unroll
@@ -252,6 +275,23 @@ __global__ void __launch_bounds__(WN* WM * 32)
   }
 }
 
+// C (m x n) = the split-K workspace W^T (n x ldw, fp32), transposed through shared memory.
+template <class T>
+__global__ void nv24_split_finalize(const float* __restrict__ ws, long long ldw, T* __restrict__ C, long long ldc,
+                                    int m, int n) {
+  __shared__ float tile[32][33];
+  const int r0 = blockIdx.y * 32, c0 = blockIdx.x * 32;  // r: rows of W (columns of C), c: rows of C
+  for (int y = threadIdx.y; y < 32; y += blockDim.y) {
+    const int r = r0 + y, c = c0 + threadIdx.x;
+    tile[y][threadIdx.x] = r < n && c < m ? ws[r * ldw + c] : 0.f;
+  }
+  __syncthreads();
+  for (int y = threadIdx.y; y < 32; y += blockDim.y) {
+    const int c = c0 + y, r = r0 + threadIdx.x;
+    if (c < m && r < n) C[c * ldc + r] = from_float(tile[threadIdx.x][y], T());
+  }
+}
+
 // ---------------------------------------------------------------------------------
 // Host side
 struct DeviceInfo {
@@ -273,25 +313,106 @@ DeviceInfo device_info() {
   return cache[dev];
 }
 
+// Stream-ordered pool for the split-K workspace that keeps its memory between calls (the
+// default pool returns it at every synchronization, making the next cudaMallocAsync slow).
+// One per device, alive for the process; it holds at most the largest workspace used.
+cudaMemPool_t workspace_pool() {
+  static std::mutex mutex;
+  static std::map<int, cudaMemPool_t> pools;
+  int device = 0;
+  TESSERA_NV24_CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = pools.find(device);
+  if (found != pools.end()) return found->second;
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  cudaMemPool_t pool = nullptr;
+  TESSERA_NV24_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
+  std::uint64_t keep = ~std::uint64_t(0);
+  TESSERA_NV24_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  pools[device] = pool;
+  return pool;
+}
+
+// The fp32 split-K workspace, freed in stream order when it goes out of scope.
+struct Workspace {
+  float* ptr = nullptr;
+  cudaStream_t stream;
+  Workspace(std::size_t count, cudaStream_t s) : stream(s) {
+    TESSERA_NV24_CUDA_CHECK(
+        cudaMallocFromPoolAsync(reinterpret_cast<void**>(&ptr), count * sizeof(float), workspace_pool(), stream));
+  }
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+  ~Workspace() { cudaFreeAsync(ptr, stream); }
+};
+
+// Tuning constants of the time model below, fitted to H100 runs of perf_tests/nv24
+// (nv24_bench --sweep): relative throughput of a full multiprocessor for each tile shape
+// (about 400, 360 and 220 dense-equivalent TFLOP/s at 4096^3), and the cost of the split-K
+// reduction per output element and split (8-byte atomic) and per output element (zeroing
+// + finalize), in units of one (tile element x k tile of 64) of the Large shape's main loop.
+constexpr double kLargeRate = 1.0, kMediumRate = 0.9, kSmallRate = 0.55;
+constexpr double kSplitCostPerElement = 0.044, kReduceCostPerElement = 0.1;
+constexpr int kMaxSplits = 8;
+
 template <int BN, int BM, int WN, int WM, int STAGES, int KSUB>
 struct Config {
   using S = Shape<BN, BM, WN, WM, STAGES, KSUB>;
   static std::int64_t blocks(const Nv24Args& a) { return ((a.m + BM - 1) / BM) * ((a.n + BN - 1) / BN); }
+  static std::int64_t k_stages(const Nv24Args& a) { return (a.k_padded / kKTile + KSUB - 1) / KSUB; }
   // Blocks that fit on one multiprocessor at once (shared memory bound; 228 KB per SM on
   // Hopper is read as the opt-in limit plus the 1 KB per block the runtime reserves).
   static int per_sm(const DeviceInfo& d) { return std::max(1, (d.max_smem_optin + 1024) / (S::kSmemBytes + 1024)); }
 
+  // Estimated time with `splits` K splits: waves of blocks, each taking its share of K at the
+  // speed of one block (a multiprocessor's rate divided by the blocks that fit on it: a lone
+  // small block leaves most of a multiprocessor idle), plus the split-K reduction.
+  static double estimate(const Nv24Args& a, const DeviceInfo& d, double rate, int splits) {
+    const std::int64_t per = per_sm(d);
+    const std::int64_t waves = (blocks(a) * splits + d.sms * per - 1) / (d.sms * per);
+    const std::int64_t stages = (k_stages(a) + splits - 1) / splits;
+    const double reduce =
+        splits > 1 ? static_cast<double>(a.m * a.n) * (kSplitCostPerElement * splits + kReduceCostPerElement) : 0.0;
+    return static_cast<double>(waves * stages * per) * S::kTileElems * KSUB / rate + reduce;
+  }
+  // The best split count and its estimated time; each split keeps at least two stages.
+  static std::pair<int, double> best_split(const Nv24Args& a, const DeviceInfo& d, double rate) {
+    std::pair<int, double> best{1, estimate(a, d, rate, 1)};
+    for (int s = 2; s <= kMaxSplits && 2 * s <= k_stages(a); ++s) {
+      const double t = estimate(a, d, rate, s);
+      if (t < best.second) best = {s, t};
+    }
+    return best;
+  }
+
   template <class T>
-  static void launch(const Nv24Args& a, cudaStream_t stream) {
+  static void launch(const Nv24Args& a, int splits, cudaStream_t stream) {
     auto kernel = nv24_kernel<T, BN, BM, WN, WM, STAGES, KSUB>;
     TESSERA_NV24_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
     const int tiles_m = static_cast<int>((a.m + BM - 1) / BM), tiles_n = static_cast<int>((a.n + BN - 1) / BN);
     const bool c_vec = a.ldc % 8 == 0 && reinterpret_cast<std::uintptr_t>(a.C) % 16 == 0;
-    kernel<<<tiles_m * tiles_n, S::kThreads, S::kSmemBytes, stream>>>(
-        static_cast<const T*>(a.A), a.lda, static_cast<const T*>(a.vals), a.meta, static_cast<T*>(a.C), a.ldc,
-        static_cast<int>(a.m), static_cast<int>(a.n), static_cast<int>(a.k), static_cast<int>(a.k_padded / kKTile),
-        tiles_m, tiles_n, c_vec);
+    const int stages = static_cast<int>(k_stages(a));
+    splits = std::max(1, std::min(splits, stages));  // k == 0: one split, no stages
+    const int split_stages = std::max(1, (stages + splits - 1) / splits);
+    splits = std::max(1, (stages + split_stages - 1) / split_stages);  // no empty split
+    auto run = [&](float* ws, long long ldw) {
+      kernel<<<dim3(tiles_m * tiles_n, splits), S::kThreads, S::kSmemBytes, stream>>>(
+          static_cast<const T*>(a.A), a.lda, static_cast<const T*>(a.vals), a.meta, static_cast<T*>(a.C), a.ldc,
+          static_cast<int>(a.m), static_cast<int>(a.n), static_cast<int>(a.k), static_cast<int>(a.k_padded / kKTile),
+          tiles_m, tiles_n, c_vec, split_stages, ws, ldw);
+      TESSERA_NV24_CUDA_CHECK(cudaGetLastError());
+    };
+    if (splits == 1) return run(nullptr, 0);
+    const long long ldw = (a.m + 1) / 2 * 2;  // even: 8-byte atomics stay aligned
+    Workspace ws(static_cast<std::size_t>(a.n * ldw), stream);
+    TESSERA_NV24_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, a.n * ldw * sizeof(float), stream));
+    run(ws.ptr, ldw);
+    nv24_split_finalize<T><<<dim3((a.m + 31) / 32, (a.n + 31) / 32), dim3(32, 8), 0, stream>>>(
+        ws.ptr, ldw, static_cast<T*>(a.C), a.ldc, static_cast<int>(a.m), static_cast<int>(a.n));
     TESSERA_NV24_CUDA_CHECK(cudaGetLastError());
   }
 };
@@ -300,28 +421,14 @@ struct Config {
 using LargeTile = Config<256, 128, 4, 2, 3, 2>;   // 8 warps of 64 x 64, 204 KB: 1 block per SM
 using MediumTile = Config<128, 128, 2, 2, 4, 1>;  // 4 warps of 64 x 64, 100 KB: 2 blocks per SM
 using SmallTile = Config<64, 64, 2, 2, 4, 1>;     // 4 warps of 32 x 32, 50 KB
-// Relative throughput of a full GPU of each shape (same H100 sweep: about 390, 360, 230
-// dense-equivalent TFLOP/s at 4096^3), for the choice below.
-constexpr double kLargeRate = 1.0, kMediumRate = 0.9, kSmallRate = 0.6;
 
 template <class T>
-void launch(Nv24Tile tile, const Nv24Args& a, cudaStream_t stream) {
-  switch (tile) {
-    case Nv24Tile::Large: return LargeTile::launch<T>(a, stream);
-    case Nv24Tile::Medium: return MediumTile::launch<T>(a, stream);
-    default: return SmallTile::launch<T>(a, stream);
+void launch(const Nv24Launch& l, const Nv24Args& a, cudaStream_t stream) {
+  switch (l.tile) {
+    case Nv24Tile::Large: return LargeTile::launch<T>(a, l.splits, stream);
+    case Nv24Tile::Medium: return MediumTile::launch<T>(a, l.splits, stream);
+    default: return SmallTile::launch<T>(a, l.splits, stream);
   }
-}
-
-// Estimated time of a tile shape, in units of (tile elements / rate): waves of blocks, each
-// wave as long as one block's tile takes while sharing its multiprocessor with the blocks
-// co-resident with it.
-template <class Cfg>
-double estimate(const Nv24Args& a, const DeviceInfo& d, double rate) {
-  const std::int64_t blocks = Cfg::blocks(a), per_sm = Cfg::per_sm(d);
-  const std::int64_t waves = (blocks + d.sms * per_sm - 1) / (d.sms * per_sm);
-  const std::int64_t share = std::min<std::int64_t>(per_sm, (blocks + d.sms - 1) / d.sms);
-  return static_cast<double>(waves) * Cfg::S::kTileElems * static_cast<double>(share) / rate;
 }
 
 void require(bool ok, const std::string& what) {
@@ -344,15 +451,22 @@ const char* to_string(Nv24Tile t) {
   return "?";
 }
 
-Nv24Tile nv24_choose_tile(const Nv24Args& args) {
+Nv24Launch nv24_choose(const Nv24Args& args, Nv24Tile tile) {
   const DeviceInfo d = device_info();
-  const double large = estimate<LargeTile>(args, d, kLargeRate), medium = estimate<MediumTile>(args, d, kMediumRate),
-               small = estimate<SmallTile>(args, d, kSmallRate);
-  if (large <= medium && large <= small) return Nv24Tile::Large;
-  return medium <= small ? Nv24Tile::Medium : Nv24Tile::Small;
+  const auto large = LargeTile::best_split(args, d, kLargeRate), medium = MediumTile::best_split(args, d, kMediumRate),
+             small = SmallTile::best_split(args, d, kSmallRate);
+  switch (tile) {
+    case Nv24Tile::Large: return {tile, large.first};
+    case Nv24Tile::Medium: return {tile, medium.first};
+    case Nv24Tile::Small: return {tile, small.first};
+    case Nv24Tile::Auto: break;
+  }
+  if (large.second <= medium.second && large.second <= small.second) return {Nv24Tile::Large, large.first};
+  if (medium.second <= small.second) return {Nv24Tile::Medium, medium.first};
+  return {Nv24Tile::Small, small.first};
 }
 
-void nv24_spmm(const Nv24Args& a, cudaStream_t stream, Nv24Tile tile) {
+void nv24_spmm(const Nv24Args& a, cudaStream_t stream, Nv24Tile tile, int splits) {
   require(a.m >= 0 && a.n >= 0 && a.k >= 0, "negative extent");
   require(a.k_padded == nv24::padded_k(a.k), "k_padded is " + std::to_string(a.k_padded) + ", expected " +
                                                  std::to_string(nv24::padded_k(a.k)));
@@ -364,9 +478,10 @@ void nv24_spmm(const Nv24Args& a, cudaStream_t stream, Nv24Tile tile) {
   require(a.k == 0 || nv24_a_in_place(a.A, a.lda, a.k),
           "A needs a row stride >= k that is a multiple of 8 and a 16-byte aligned base (lda " +
               std::to_string(a.lda) + ", k " + std::to_string(a.k) + ")");
-  if (tile == Nv24Tile::Auto) tile = nv24_choose_tile(a);
-  if (a.type == Nv24Type::F16) launch<__half>(tile, a, stream);
-  else launch<__nv_bfloat16>(tile, a, stream);
+  Nv24Launch l = nv24_choose(a, tile);
+  if (splits > 0) l.splits = splits;
+  if (a.type == Nv24Type::F16) launch<__half>(l, a, stream);
+  else launch<__nv_bfloat16>(l, a, stream);
 }
 
 }  // namespace tessera::kernels::cuda

@@ -12,7 +12,9 @@
 // stage; XOR-swizzled rows, no bank conflicts for ldmatrix), reads fragments with
 // ldmatrix.x4 and the metadata registers with one 32-bit load per 16 rows and k tile
 // (both k32 halves through the sparsity selector).
-// The tile is written back through shared memory with 16-byte stores.
+// The tile is written back through shared memory with 16-byte stores. When the grid would
+// leave multiprocessors idle (small m, or a last wave that is mostly empty), K is split
+// across blocks and the partial tiles are summed in an fp32 workspace.
 #include <cstdint>
 
 #include <cuda_runtime_api.h>
@@ -42,12 +44,20 @@ struct Nv24Args {
 // Whether A can be read in place (lda a multiple of 8, >= k, 16-byte aligned base);
 // otherwise the caller packs it first.
 bool nv24_a_in_place(const void* A, std::int64_t lda, std::int64_t k);
-// The tile shape Auto picks for this problem on the current device.
-Nv24Tile nv24_choose_tile(const Nv24Args& args);
+// How a product runs: the tile shape and the number of K splits (> 1: each split's partial
+// product is added to an fp32 workspace with atomics, then converted into C).
+struct Nv24Launch {
+  Nv24Tile tile;
+  int splits;
+};
+// The launch nv24_spmm makes for `tile` (Auto: the shape too) on the current device, from an
+// estimate of waves x per-block time plus the split-K reduction.
+Nv24Launch nv24_choose(const Nv24Args& args, Nv24Tile tile = Nv24Tile::Auto);
 const char* to_string(Nv24Tile t);
 
-// Runs on `stream`. Throws tessera::ShapeError on bad arguments, tessera::CudaError on any
-// CUDA failure. m, n or k may be 0 (k == 0 writes zeros).
-void nv24_spmm(const Nv24Args& args, cudaStream_t stream, Nv24Tile tile = Nv24Tile::Auto);
+// Runs on `stream`. splits > 0 forces the K split count (clamped to the k tiles). Throws
+// tessera::ShapeError on bad arguments, tessera::CudaError on any CUDA failure. m, n or k may
+// be 0 (k == 0 writes zeros).
+void nv24_spmm(const Nv24Args& args, cudaStream_t stream, Nv24Tile tile = Nv24Tile::Auto, int splits = 0);
 
 }  // namespace tessera::kernels::cuda
