@@ -49,7 +49,7 @@ static void expect_throw(const std::string& what, const kc::Nv24Args& args) {
 }
 
 int main(int argc, char** argv) {
-  const std::string dir = argc > 1 && argv[1][0] != '-' ? argv[1] : ".nv24_data";
+  const std::string dir = argc > 1 && argv[1][0] != '-' ? argv[1] : ".nv24_dev/data/matrices";
   bool quick = false;
   for (int i = 1; i < argc; ++i) quick = quick || std::string(argv[i]) == "--quick";
   std::vector<kc::Nv24Tile> tiles;

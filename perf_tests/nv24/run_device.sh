@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: correctness sweep, compute-sanitizer memcheck on a subset,
 # benchmark. Binaries from build.sh (built here or carried), logs under $OUT (or ./nv24_out).
-# Usage: run_device.sh [bin_dir=.nv24_dev] [matrix_dir=.nv24_dev/data] [parts=check,memcheck,bench]
+# Usage: run_device.sh [bin_dir=.nv24_dev] [matrix_dir=<bin_dir>/data/matrices] [parts=check,memcheck,bench]
+#   (parts may also hold quickbench: the two cubes only). matrix_dir holds west0497.mtx.gz and
+#   cryg2500.mtx.gz (copied from the project's data; the GPU machine has no ../shared).
 set -uo pipefail
-bin=${1:-.nv24_dev}; data=${2:-.nv24_dev/data}; parts=${3:-check,memcheck,bench}
+bin=${1:-.nv24_dev}; data=${2:-$bin/data/matrices}; parts=${3:-check,memcheck,bench}
 out=${OUT:-./nv24_out}; mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 lt=$(find / -name 'libcusparseLt.so.0' -not -path '/proc/*' 2>/dev/null | head -1)

@@ -9,6 +9,7 @@
 //   every other space / value type: the portable Kokkos kernel (impl/nv24_spmm_native.hpp).
 // Nv24Algorithm::Native forces the portable kernel; SparseTensorCore on a space without it
 // throws NotCompiled.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
