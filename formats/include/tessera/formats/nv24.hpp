@@ -1,0 +1,177 @@
+#pragma once
+// NV24: a weight B (k x n) with 2:4 sparsity along k, stored as the values and metadata
+// that the sparse tensor cores' mma.sp consumes (layout: formats/nv24/layout.hpp).
+//
+//   auto W  = tessera::prune_nv24(B);          // keep the 2 largest |b| of every 4 along k
+//   auto W2 = tessera::nv24_from_dense(B);     // B must already be 2:4, else FormatError
+//   auto D  = tessera::to_dense(W);            // k x n, LayoutRight
+//   auto& s = W.decompose();                   // s.vals (n x k_padded/2), s.meta (words)
+//   auto Wh = W.to<Kokkos::DefaultHostExecutionSpace>();
+//
+// Value types: Kokkos::Experimental::half_t (fp16), tessera::bf16_t (nv24/bf16.hpp), and
+// float/double for the portable kernel. k is padded with zeros to a multiple of 64
+// (k_padded); extent(0) stays the original k.
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include <Kokkos_Core.hpp>
+
+#include "tessera/core/error.hpp"
+#include "tessera/formats/nv24/bf16.hpp"
+#include "tessera/formats/nv24/host_codec.hpp"
+#include "tessera/formats/nv24/layout.hpp"
+
+namespace tessera {
+
+namespace nv24::detail {
+// double <-> the value type, through float for the 16-bit types
+template <class T>
+KOKKOS_INLINE_FUNCTION double to_double(const T& x) {
+  if constexpr (std::is_arithmetic_v<T>) return static_cast<double>(x);
+  else return static_cast<double>(static_cast<float>(x));
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T from_double(double x) {
+  if constexpr (std::is_arithmetic_v<T>) return static_cast<T>(x);
+  else return static_cast<T>(static_cast<float>(x));
+}
+}  // namespace nv24::detail
+
+template <class T, class Space = Kokkos::DefaultExecutionSpace>
+class Nv24Tensor {
+ public:
+  using value_type = T;
+  using execution_space = Space;
+  using memory_space = typename Space::memory_space;
+  using device_type = Kokkos::Device<execution_space, memory_space>;
+  using vals_view = Kokkos::View<T**, Kokkos::LayoutRight, device_type>;  // (n, k_padded / 2)
+  using meta_view = Kokkos::View<std::uint32_t*, device_type>;           // (nv24::meta_words(n, k_padded))
+
+  // The plain Views behind the tensor.
+  struct Storage {
+    vals_view vals;
+    meta_view meta;
+  };
+
+  Nv24Tensor() = default;
+  // Adopts arrays in the NV24 layout for a k x n weight; checks their extents (ShapeError).
+  // nv24_from_arrays() also checks the metadata.
+  Nv24Tensor(std::int64_t k, std::int64_t n, Storage storage) : k_(k), n_(n), storage_(std::move(storage)) {
+    if (k < 0 || n < 0) throw ShapeError("Nv24Tensor: negative extent (" + std::to_string(k) + " x " + std::to_string(n) + ")");
+    const std::int64_t kp = nv24::padded_k(k);
+    auto want = [](const char* what, std::int64_t got, std::int64_t expected) {
+      if (got != expected)
+        throw ShapeError(std::string("Nv24Tensor: ") + what + " is " + std::to_string(got) + ", expected " +
+                         std::to_string(expected));
+    };
+    want("vals.extent(0)", static_cast<std::int64_t>(storage_.vals.extent(0)), n);
+    want("vals.extent(1)", static_cast<std::int64_t>(storage_.vals.extent(1)), kp / 2);
+    want("meta.extent(0)", static_cast<std::int64_t>(storage_.meta.extent(0)), nv24::meta_words(n, kp));
+  }
+
+  // extent(0) = k (rows of B), extent(1) = n (columns of B).
+  std::int64_t extent(int mode) const {
+    if (mode < 0 || mode > 1) throw IndexError("mode " + std::to_string(mode) + " of an NV24 tensor of order 2");
+    return mode == 0 ? k_ : n_;
+  }
+  std::int64_t k_padded() const noexcept { return nv24::padded_k(k_); }
+  const Storage& decompose() const noexcept { return storage_; }
+
+  // The same tensor with its arrays in OtherSpace's memory (shared when the memory space is
+  // the same, deep-copied otherwise).
+  template <class OtherSpace>
+  Nv24Tensor<T, OtherSpace> to() const {
+    using Other = Nv24Tensor<T, OtherSpace>;
+    typename Other::Storage out;
+    if constexpr (std::is_same_v<typename OtherSpace::memory_space, memory_space>) {
+      out.vals = storage_.vals;
+      out.meta = storage_.meta;
+    } else {
+      out.vals = typename Other::vals_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nv24_vals"),
+                                           storage_.vals.extent(0), storage_.vals.extent(1));
+      out.meta = typename Other::meta_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nv24_meta"),
+                                           storage_.meta.extent(0));
+      Kokkos::deep_copy(out.vals, storage_.vals);
+      Kokkos::deep_copy(out.meta, storage_.meta);
+    }
+    return Other(k_, n_, std::move(out));
+  }
+
+ private:
+  std::int64_t k_ = 0, n_ = 0;
+  Storage storage_;
+};
+
+namespace nv24::detail {
+template <class T, class Space, class BView>
+Nv24Tensor<T, Space> encode_dense(const BView& B, bool prune) {
+  static_assert(Kokkos::is_view<BView>::value && BView::rank == 2, "B must be a rank-2 Kokkos::View (k x n)");
+  const std::int64_t k = static_cast<std::int64_t>(B.extent(0)), n = static_cast<std::int64_t>(B.extent(1));
+  const std::int64_t kp = padded_k(k);
+  auto hB = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), B);
+  using Out = Nv24Tensor<T, Space>;
+  typename Out::Storage s;
+  s.vals = typename Out::vals_view("nv24_vals", n, kp / 2);
+  s.meta = typename Out::meta_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nv24_meta"), meta_words(n, kp));
+  auto hv = Kokkos::create_mirror_view(s.vals);
+  auto hm = Kokkos::create_mirror_view(s.meta);
+  encode(
+      k, n, [&](std::int64_t kk, std::int64_t j) { return to_double(hB(kk, j)); },
+      [](double x) { return from_double<T>(x); }, prune, hv.data(), hm.data());
+  Kokkos::deep_copy(s.vals, hv);
+  Kokkos::deep_copy(s.meta, hm);
+  return Out(k, n, std::move(s));
+}
+}  // namespace nv24::detail
+
+// Prunes a dense k x n weight to 2:4 along k by magnitude: in every group of 4 consecutive
+// rows of each column the 2 entries of largest |value| are kept (the earlier on ties).
+// T: the stored value type (default: B's); Space: where the result lives (default: B's).
+template <class T = void, class Space = void, class BView>
+auto prune_nv24(const BView& B) {
+  using V = std::conditional_t<std::is_void_v<T>, typename BView::non_const_value_type, T>;
+  using S = std::conditional_t<std::is_void_v<Space>, typename BView::execution_space, Space>;
+  return nv24::detail::encode_dense<V, S>(B, true);
+}
+
+// Encodes a dense k x n weight that is already 2:4 along k. Throws FormatError naming the
+// first offending group (column, group index and its rows) when a group of 4 consecutive
+// rows of a column holds more than 2 nonzeros.
+template <class T = void, class Space = void, class BView>
+auto nv24_from_dense(const BView& B) {
+  using V = std::conditional_t<std::is_void_v<T>, typename BView::non_const_value_type, T>;
+  using S = std::conditional_t<std::is_void_v<Space>, typename BView::execution_space, Space>;
+  return nv24::detail::encode_dense<V, S>(B, false);
+}
+
+// The dense k x n weight (zeros where pruned), LayoutRight, in the tensor's space.
+template <class T, class Space>
+Kokkos::View<T**, Kokkos::LayoutRight, typename Nv24Tensor<T, Space>::device_type> to_dense(
+    const Nv24Tensor<T, Space>& W) {
+  const std::int64_t k = W.extent(0), n = W.extent(1);
+  Kokkos::View<T**, Kokkos::LayoutRight, typename Nv24Tensor<T, Space>::device_type> D("nv24_dense", k, n);
+  auto hD = Kokkos::create_mirror_view(D);
+  auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), W.decompose().vals);
+  auto hm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), W.decompose().meta);
+  nv24::decode(
+      k, n, hv.data(), hm.data(), [](const T& x) { return nv24::detail::to_double(x); },
+      [&](std::int64_t kk, std::int64_t j, double v) { hD(kk, j) = nv24::detail::from_double<T>(v); });
+  Kokkos::deep_copy(D, hD);
+  return D;
+}
+
+// Adopts user arrays in the NV24 layout, checking extents (ShapeError) and every metadata
+// nibble and the k padding (FormatError naming the column and group).
+template <class T, class Space>
+Nv24Tensor<T, Space> nv24_from_arrays(std::int64_t k, std::int64_t n, typename Nv24Tensor<T, Space>::Storage s) {
+  Nv24Tensor<T, Space> W(k, n, s);
+  auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.vals);
+  auto hm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.meta);
+  nv24::decode(
+      k, n, hv.data(), hm.data(), [](const T& x) { return nv24::detail::to_double(x); },
+      [](std::int64_t, std::int64_t, double) {});
+  return W;
+}
+
+}  // namespace tessera

@@ -1,0 +1,63 @@
+#pragma once
+// NV24 sparse-tensor-core product for CUDA: C (m x n) = A (m x k, dense) * B (k x n, 2:4
+// along k, stored in the NV24 layout of tessera/formats/nv24/layout.hpp).
+// Raw-pointer interface (no Kokkos): the Kokkos front end (tessera::nm_spmm) and the
+// stand-alone programs in perf_tests/nv24 call the same code.
+//
+// Algorithm (kernels/src/nm_spmm/cuda/nv24_spmm.cu): C^T = W * A^T with W = B^T (n x k)
+// the sparse operand of mma.sp::ordered_metadata.sync.m16n8k32 (fp32 accumulation).
+// A thread block computes a (BN weight rows) x (BM activation rows) tile of C^T; per
+// k tile of 64 it stages W's values (BN x 32), its metadata tile words and A (BM x 64) in
+// shared memory with 16-byte cp.async in a multistage pipeline (one or two k tiles per
+// stage; XOR-swizzled rows, no bank conflicts for ldmatrix), reads fragments with
+// ldmatrix.x4 and the metadata registers with one 32-bit load per 16 rows and k tile
+// (both k32 halves through the sparsity selector).
+// The tile is written back through shared memory with 16-byte stores. When the grid would
+// leave multiprocessors idle (small m, or a last wave that is mostly empty), K is split
+// across blocks and the partial tiles are summed in an fp32 workspace.
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+namespace tessera::kernels::cuda {
+
+// Element types of the raw interface, passed as tags so this header needs no CUDA half
+// headers: __half (Kokkos::Experimental::half_t) and __nv_bfloat16 (tessera::bf16_t).
+enum class Nv24Type : int { F16 = 0, BF16 = 1 };
+
+// Block tile, (weight rows n) x (activation rows m): Large 256 x 128, Medium 128 x 128,
+// Small 64 x 64. Auto picks by an estimate of waves x tile time on the current device.
+enum class Nv24Tile : int { Auto = 0, Large = 1, Medium = 2, Small = 3 };
+
+struct Nv24Args {
+  Nv24Type type;
+  std::int64_t m, n, k;          // C is m x n, A m x k, B k x n
+  std::int64_t k_padded;         // nv24::padded_k(k)
+  const void* A;                 // (m x k) row-major, row stride lda
+  std::int64_t lda;              // >= k, a multiple of 8, A 16-byte aligned
+  const void* vals;              // (n x k_padded/2) row-major
+  const std::uint32_t* meta;     // (nv24::meta_words(n, k_padded))
+  void* C;                       // (m x n) row-major, row stride ldc >= n
+  std::int64_t ldc;
+};
+
+// Whether A can be read in place (lda a multiple of 8, >= k, 16-byte aligned base);
+// otherwise the caller packs it first.
+bool nv24_a_in_place(const void* A, std::int64_t lda, std::int64_t k);
+// How a product runs: the tile shape and the number of K splits (> 1: each split's partial
+// product is added to an fp32 workspace with atomics, then converted into C).
+struct Nv24Launch {
+  Nv24Tile tile;
+  int splits;
+};
+// The launch nv24_spmm makes for `tile` (Auto: the shape too) on the current device, from an
+// estimate of waves x per-block time plus the split-K reduction.
+Nv24Launch nv24_choose(const Nv24Args& args, Nv24Tile tile = Nv24Tile::Auto);
+const char* to_string(Nv24Tile t);
+
+// Runs on `stream`. splits > 0 forces the K split count (clamped to the k tiles). Throws
+// tessera::ShapeError on bad arguments, tessera::CudaError on any CUDA failure. m, n or k may
+// be 0 (k == 0 writes zeros).
+void nv24_spmm(const Nv24Args& args, cudaStream_t stream, Nv24Tile tile = Nv24Tile::Auto, int splits = 0);
+
+}  // namespace tessera::kernels::cuda

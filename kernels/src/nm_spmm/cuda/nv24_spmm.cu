@@ -1,0 +1,487 @@
+// NV24 sparse-tensor-core kernel (see tessera/kernels/nm_spmm/cuda/nv24_spmm_cuda.hpp and the
+// layout in tessera/formats/nv24/layout.hpp). Raw pointers only; every CUDA call and launch
+// is checked and turned into tessera::CudaError.
+#include "tessera/kernels/nm_spmm/cuda/nv24_spmm_cuda.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <string>
+#include <vector>
+
+#include "tessera/core/error.hpp"
+#include "tessera/formats/nv24/layout.hpp"
+
+#define TESSERA_NV24_CUDA_CHECK(expr)                                                                    \
+  do {                                                                                                   \
+    const cudaError_t tessera_err_ = (expr);                                                             \
+    if (tessera_err_ != cudaSuccess)                                                                     \
+      throw ::tessera::CudaError(std::string(#expr) + " failed: " + cudaGetErrorString(tessera_err_) +  \
+                                 " (" __FILE__ ":" + std::to_string(__LINE__) + ")");                    \
+  } while (0)
+
+namespace tessera::kernels::cuda {
+namespace {
+
+constexpr int kKTile = nv24::kKTile;
+constexpr int kValsPerRow = kKTile / 2;  // compressed values of one row per k tile (32 = 4 x 16 B)
+static_assert(kKTile == 64 && nv24::kRowTile == 16 && nv24::kTileWords == 32,
+              "the kernel reads one metadata tile (16 rows x 64 k, 32 words) per warp row tile and k tile");
+
+// ---------------------------------------------------------------------------------
+// PTX wrappers (sm_80+)
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+// 16-byte global -> shared copy; the bytes past src_bytes are zero-filled.
+__device__ __forceinline__ void cp_async_16(void* dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p)));
+}
+// SM80_SPARSE_16x8x32_F32F16F16F32_TN: D (16x8) += A (16x32, 2:4, compressed 16x16) * B (32x8).
+// SEL: which lanes of each quad hold the metadata (0: lanes 0,1; 1: lanes 2,3).
+template <int SEL>
+__device__ __forceinline__ void mma_sp_16832(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[4],
+                                             unsigned e, __half) {
+  asm volatile(
+      "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
+      "{%4,%5,%6,%7}, {%8,%9,%10,%11}, {%0,%1,%2,%3}, %12, %13;\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "r"(e),
+        "n"(SEL));
+}
+template <int SEL>
+__device__ __forceinline__ void mma_sp_16832(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[4],
+                                             unsigned e, __nv_bfloat16) {
+  asm volatile(
+      "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
+      "{%4,%5,%6,%7}, {%8,%9,%10,%11}, {%0,%1,%2,%3}, %12, %13;\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "r"(e),
+        "n"(SEL));
+}
+__device__ __forceinline__ __half from_float(float x, __half) { return __float2half_rn(x); }
+__device__ __forceinline__ __nv_bfloat16 from_float(float x, __nv_bfloat16) { return __float2bfloat16_rn(x); }
+
+// ---------------------------------------------------------------------------------
+// Tile shape. BN: rows of W (columns of C) per block; BM: rows of A (rows of C) per block;
+// WN x WM warps, each computing a (BN/WN) x (BM/WM) piece with (BN/WN/16) x (BM/WM/8) mma.sp;
+// STAGES pipeline stages of KSUB k tiles of 64 each (one barrier per stage).
+template <int BN, int BM, int WN, int WM, int STAGES, int KSUB>
+struct Shape {
+  static constexpr int kThreads = WN * WM * 32;
+  static constexpr int kTileElems = BN * BM;
+  static constexpr int kWarpN = BN / WN, kWarpM = BM / WM;
+  static constexpr int kFragN = kWarpN / 16, kFragM = kWarpM / 8;
+  static constexpr int kValsElems = BN * kValsPerRow;            // (BN, 32) compressed values
+  static constexpr int kActElems = BM * kKTile;                  // (BM, 64)
+  static constexpr int kMetaWords = BN / nv24::kRowTile * nv24::kTileWords;  // (BN/16, 32)
+  static constexpr int kSubBytes = (kValsElems + kActElems) * 2 + kMetaWords * 4;  // one k tile of 64
+  static constexpr int kStageBytes = KSUB * kSubBytes;  // KSUB k tiles per pipeline stage
+  static constexpr int kOutStride = BN + 8;                      // C tile row (elements), padded
+  static constexpr int kOutBytes = BM * kOutStride * 2;          // (BM, BN) output tile, after the loop
+  static constexpr int kSmemBytes = std::max(STAGES * kStageBytes, kOutBytes);
+  static_assert(kWarpN % 16 == 0 && kWarpM % 8 == 0, "whole mma.sp tiles per warp");
+  static_assert((BN * 4) % kThreads == 0 || BN * 4 < kThreads, "value chunks per thread");
+  static_assert((BM * 8) % kThreads == 0, "activation chunks per thread");
+  static_assert(kStageBytes % 16 == 0, "16-byte aligned stages");
+};
+
+// Swizzled shared-memory element offsets of 16-byte chunk `ch` of a row: values rows are
+// 64 B (4 chunks, two rows per 128-B bank line), activation rows 128 B (8 chunks).
+__device__ __forceinline__ int vals_off(int row, int ch) { return row * kValsPerRow + ((ch ^ ((row >> 1) & 3)) << 3); }
+__device__ __forceinline__ int act_off(int row, int ch) { return row * kKTile + ((ch ^ (row & 7)) << 3); }
+
+template <class T, int BN, int BM, int WN, int WM, int STAGES, int KSUB>
+__global__ void __launch_bounds__(WN* WM * 32)
+    nv24_kernel(const T* __restrict__ A, long long lda, const T* __restrict__ vals,
+                const unsigned* __restrict__ meta, T* __restrict__ C, long long ldc, int m, int n, int k,
+                int k_tiles, int tiles_m, int tiles_n, bool c_vec, int split_stages, float* __restrict__ ws,
+                long long ldw) {
+  using S = Shape<BN, BM, WN, WM, STAGES, KSUB>;
+  extern __shared__ __align__(128) unsigned char smem[];
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  const int wn = warp % WN, wm = warp / WN;
+
+  // Grouped rasterization: 8 consecutive blocks along m share W tiles in L2.
+  constexpr int kGroupM = 8;
+  const int per_group = kGroupM * tiles_n;
+  const int group = blockIdx.x / per_group, first_m = group * kGroupM;
+  const int group_m = min(tiles_m - first_m, kGroupM);
+  const int tm = first_m + (blockIdx.x % per_group) % group_m;
+  const int tn = (blockIdx.x % per_group) / group_m;
+  const int m0 = tm * BM, n0 = tn * BN;
+  const long long vals_ld = static_cast<long long>(k_tiles) * kValsPerRow;
+  const int row_tiles = (n + nv24::kRowTile - 1) / nv24::kRowTile;
+
+  // Sub-tile u of stage s holds one k tile of 64.
+  auto stage_vals = [&](int s, int u) { return reinterpret_cast<T*>(smem + s * S::kStageBytes + u * S::kSubBytes); };
+  auto stage_act = [&](int s, int u) { return stage_vals(s, u) + S::kValsElems; };
+  auto stage_meta = [&](int s, int u) { return reinterpret_cast<unsigned*>(stage_act(s, u) + S::kActElems); };
+
+  // Stage k tile kt into sub-tile u of stage s: W values (BN, 32), A (BM, 64), metadata (BN/16, 32 words).
+  auto load_tile = [&](int kt, int s, int u) {
+    T* sv = stage_vals(s, u);
+    for (int c = tid; c < BN * 4; c += S::kThreads) {
+      const int row = c >> 2, ch = c & 3;
+      const bool ok = n0 + row < n;
+      const T* src = ok ? vals + (n0 + row) * vals_ld + kt * kValsPerRow + ch * 8 : vals;
+      cp_async_16(sv + vals_off(row, ch), src, ok ? 16 : 0);
+    }
+    T* sa = stage_act(s, u);
+#pragma unroll
+    for (int i = 0; i < BM * 8 / S::kThreads; ++i) {
+      const int c = tid + i * S::kThreads;
+      const int row = c >> 3, ch = c & 7;
+      const int col = kt * kKTile + ch * 8;
+      const int bytes = m0 + row < m ? max(0, min(16, (k - col) * 2)) : 0;
+      const T* src = bytes > 0 ? A + (m0 + row) * lda + col : A;
+      cp_async_16(sa + act_off(row, ch), src, bytes);
+    }
+    unsigned* sm = stage_meta(s, u);
+    for (int c = tid; c < S::kMetaWords / 4; c += S::kThreads) {
+      // Rows past n read the last real tile (their values are zero-filled, results dropped).
+      const int rt = min(n0 / nv24::kRowTile + (c >> 3), row_tiles - 1);
+      cp_async_16(sm + c * 4, meta + (static_cast<long long>(rt) * k_tiles + kt) * nv24::kTileWords + (c & 7) * 4,
+                  16);
+    }
+  };
+
+  // Stage st: k tiles st*KSUB .. st*KSUB+KSUB-1 (those < k_tiles). Split blockIdx.y runs
+  // stages [st0, st1).
+  const int k_stages = (k_tiles + KSUB - 1) / KSUB;
+  const int st0 = blockIdx.y * split_stages, st1 = min(k_stages, st0 + split_stages);
+  auto load = [&](int st, int s) {
+#pragma unroll
+    for (int u = 0; u < KSUB; ++u)
+      if (st * KSUB + u < k_tiles) load_tile(st * KSUB + u, s, u);
+  };
+
+  float acc[S::kFragN][S::kFragM][4];
+#pragma unroll
+  for (int i = 0; i < S::kFragN; ++i)
+#pragma unroll
+    for (int j = 0; j < S::kFragM; ++j)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) acc[i][j][q] = 0.f;
+
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (st0 + s < st1) load(st0 + s, s);
+    cp_async_commit();
+  }
+
+  // ldmatrix row addresses of this lane. W fragment (16 x 16 compressed): matrices
+  // (rows 0-7, chunk 2h), (rows 8-15, 2h), (rows 0-7, 2h+1), (rows 8-15, 2h+1) for k32 half h.
+  // A fragment (8 rows x 32 k): matrices k 0-7, 8-15, 16-23, 24-31 of half h.
+  const int w_row = wn * S::kWarpN + (lane & 7) + ((lane >> 3) & 1) * 8, w_ch = lane >> 4;
+  const int a_row = wm * S::kWarpM + (lane & 7), a_ch = lane >> 3;
+
+  for (int st = st0; st < st1; ++st) {
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();  // stage st landed for everyone; the slot of stage st-1 is free
+    if (st + STAGES - 1 < st1) load(st + STAGES - 1, (st - st0 + STAGES - 1) % STAGES);
+    cp_async_commit();
+
+    const int s = (st - st0) % STAGES;
+#pragma unroll
+    for (int u = 0; u < KSUB; ++u) {
+      if (KSUB > 1 && st * KSUB + u >= k_tiles) break;
+      const T* sv = stage_vals(s, u);
+      const T* sa = stage_act(s, u);
+      const unsigned* sm = stage_meta(s, u);
+      unsigned e[S::kFragN];
+#pragma unroll
+      for (int i = 0; i < S::kFragN; ++i) e[i] = sm[(wn * S::kFragN + i) * nv24::kTileWords + lane];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        unsigned a[S::kFragN][4];
+#pragma unroll
+        for (int i = 0; i < S::kFragN; ++i) ldmatrix_x4(a[i], sv + vals_off(w_row + i * 16, 2 * h + w_ch));
+#pragma unroll
+        for (int j = 0; j < S::kFragM; ++j) {
+          unsigned b[4];
+          ldmatrix_x4(b, sa + act_off(a_row + j * 8, 4 * h + a_ch));
+#pragma unroll
+          for (int i = 0; i < S::kFragN; ++i) {
+            if (h == 0) mma_sp_16832<0>(acc[i][j], a[i], b, e[i], T());
+            else mma_sp_16832<1>(acc[i][j], a[i], b, e[i], T());
+          }
+        }
+      }
+    }
+  }
+  cp_async_wait<0>();
+  const int g = lane >> 2, t = lane & 3;
+
+  if (ws != nullptr) {
+    // Split K: add the partial tile to the fp32 workspace, stored as C^T (n x ldw) so that a
+    // thread's two accumulators of one W row are adjacent (one 8-byte atomic).
+#pragma unroll
+    for (int i = 0; i < S::kFragN; ++i)
+#pragma unroll
+      for (int j = 0; j < S::kFragM; ++j)
+#pragma unroll
+        for (int hi = 0; hi < 2; ++hi) {
+          const int r = n0 + wn * S::kWarpN + i * 16 + g + 8 * hi, c = m0 + wm * S::kWarpM + j * 8 + 2 * t;
+          if (r >= n || c >= m) continue;
+          float* dst = ws + r * ldw + c;
+          if (c + 1 < m) atomicAdd(reinterpret_cast<float2*>(dst), make_float2(acc[i][j][2 * hi], acc[i][j][2 * hi + 1]));
+          else atomicAdd(dst, acc[i][j][2 * hi]);
+        }
+    return;
+  }
+  __syncthreads();
+
+  // Accumulators (C^T rows = W rows g / g+8, columns = A rows 2t, 2t+1) -> C tile in shared
+  // memory as (BM, BN), then 16-byte coalesced stores along C's rows.
+  T* out = reinterpret_cast<T*>(smem);
+#pragma unroll
+  for (int i = 0; i < S::kFragN; ++i)
+#pragma unroll
+    for (int j = 0; j < S::kFragM; ++j) {
+      const int r = wn * S::kWarpN + i * 16 + g, c = wm * S::kWarpM + j * 8 + 2 * t;
+      out[c * S::kOutStride + r] = from_float(acc[i][j][0], T());
+      out[(c + 1) * S::kOutStride + r] = from_float(acc[i][j][1], T());
+      out[c * S::kOutStride + r + 8] = from_float(acc[i][j][2], T());
+      out[(c + 1) * S::kOutStride + r + 8] = from_float(acc[i][j][3], T());
+    }
+  __syncthreads();
+  for (int c = tid; c < BM * BN / 8; c += S::kThreads) {
+    const int row = c / (BN / 8), col = (c % (BN / 8)) * 8;
+    const int gm = m0 + row, gn = n0 + col;
+    if (gm >= m || gn >= n) continue;
+    const T* src = out + row * S::kOutStride + col;
+    T* dst = C + gm * ldc + gn;
+    if (c_vec && gn + 8 <= n) {
+      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+    } else {
+      for (int q = 0; q < 8 && gn + q < n; ++q) dst[q] = src[q];
+    }
+  }
+}
+
+// C (m x n) = the split-K workspace W^T (n x ldw, fp32), transposed through shared memory.
+template <class T>
+__global__ void nv24_split_finalize(const float* __restrict__ ws, long long ldw, T* __restrict__ C, long long ldc,
+                                    int m, int n) {
+  __shared__ float tile[32][33];
+  const int r0 = blockIdx.y * 32, c0 = blockIdx.x * 32;  // r: rows of W (columns of C), c: rows of C
+  for (int y = threadIdx.y; y < 32; y += blockDim.y) {
+    const int r = r0 + y, c = c0 + threadIdx.x;
+    tile[y][threadIdx.x] = r < n && c < m ? ws[r * ldw + c] : 0.f;
+  }
+  __syncthreads();
+  for (int y = threadIdx.y; y < 32; y += blockDim.y) {
+    const int c = c0 + y, r = r0 + threadIdx.x;
+    if (c < m && r < n) C[c * ldc + r] = from_float(tile[threadIdx.x][y], T());
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// Host side
+struct DeviceInfo {
+  int sms = 0;
+  int max_smem_optin = 0;
+};
+DeviceInfo device_info() {
+  static std::mutex mutex;
+  static std::vector<DeviceInfo> cache;
+  int dev = 0;
+  TESSERA_NV24_CUDA_CHECK(cudaGetDevice(&dev));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (static_cast<int>(cache.size()) <= dev) cache.resize(dev + 1);
+  if (cache[dev].sms == 0) {
+    TESSERA_NV24_CUDA_CHECK(cudaDeviceGetAttribute(&cache[dev].sms, cudaDevAttrMultiProcessorCount, dev));
+    TESSERA_NV24_CUDA_CHECK(
+        cudaDeviceGetAttribute(&cache[dev].max_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  }
+  return cache[dev];
+}
+
+// Stream-ordered pool for the split-K workspace that keeps its memory between calls (the
+// default pool returns it at every synchronization, making the next cudaMallocAsync slow).
+// One per device, alive for the process; it holds at most the largest workspace used.
+cudaMemPool_t workspace_pool() {
+  static std::mutex mutex;
+  static std::map<int, cudaMemPool_t> pools;
+  int device = 0;
+  TESSERA_NV24_CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = pools.find(device);
+  if (found != pools.end()) return found->second;
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  cudaMemPool_t pool = nullptr;
+  TESSERA_NV24_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
+  std::uint64_t keep = ~std::uint64_t(0);
+  TESSERA_NV24_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  pools[device] = pool;
+  return pool;
+}
+
+// The fp32 split-K workspace, freed in stream order when it goes out of scope.
+struct Workspace {
+  float* ptr = nullptr;
+  cudaStream_t stream;
+  Workspace(std::size_t count, cudaStream_t s) : stream(s) {
+    TESSERA_NV24_CUDA_CHECK(
+        cudaMallocFromPoolAsync(reinterpret_cast<void**>(&ptr), count * sizeof(float), workspace_pool(), stream));
+  }
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+  ~Workspace() { cudaFreeAsync(ptr, stream); }
+};
+
+// Tuning constants of the time model below, fitted to H100 runs of perf_tests/nv24
+// (nv24_bench --sweep): relative throughput of a full multiprocessor for each tile shape
+// (about 400, 360 and 220 dense-equivalent TFLOP/s at 4096^3), and the cost of the split-K
+// reduction per output element and split (8-byte atomic) and per output element (zeroing
+// + finalize), in units of one (tile element x k tile of 64) of the Large shape's main loop.
+constexpr double kLargeRate = 1.0, kMediumRate = 0.9, kSmallRate = 0.55;
+constexpr double kSplitCostPerElement = 0.044, kReduceCostPerElement = 0.1;
+constexpr int kMaxSplits = 8;
+
+template <int BN, int BM, int WN, int WM, int STAGES, int KSUB>
+struct Config {
+  using S = Shape<BN, BM, WN, WM, STAGES, KSUB>;
+  static std::int64_t blocks(const Nv24Args& a) { return ((a.m + BM - 1) / BM) * ((a.n + BN - 1) / BN); }
+  static std::int64_t k_stages(const Nv24Args& a) { return (a.k_padded / kKTile + KSUB - 1) / KSUB; }
+  // Blocks that fit on one multiprocessor at once (shared memory bound; 228 KB per SM on
+  // Hopper is read as the opt-in limit plus the 1 KB per block the runtime reserves).
+  static int per_sm(const DeviceInfo& d) { return std::max(1, (d.max_smem_optin + 1024) / (S::kSmemBytes + 1024)); }
+
+  // Estimated time with `splits` K splits: waves of blocks, each taking its share of K at the
+  // speed of one block (a multiprocessor's rate divided by the blocks that fit on it: a lone
+  // small block leaves most of a multiprocessor idle), plus the split-K reduction.
+  static double estimate(const Nv24Args& a, const DeviceInfo& d, double rate, int splits) {
+    const std::int64_t per = per_sm(d);
+    const std::int64_t waves = (blocks(a) * splits + d.sms * per - 1) / (d.sms * per);
+    const std::int64_t stages = (k_stages(a) + splits - 1) / splits;
+    const double reduce =
+        splits > 1 ? static_cast<double>(a.m * a.n) * (kSplitCostPerElement * splits + kReduceCostPerElement) : 0.0;
+    return static_cast<double>(waves * stages * per) * S::kTileElems * KSUB / rate + reduce;
+  }
+  // The best split count and its estimated time; each split keeps at least two stages.
+  static std::pair<int, double> best_split(const Nv24Args& a, const DeviceInfo& d, double rate) {
+    std::pair<int, double> best{1, estimate(a, d, rate, 1)};
+    for (int s = 2; s <= kMaxSplits && 2 * s <= k_stages(a); ++s) {
+      const double t = estimate(a, d, rate, s);
+      if (t < best.second) best = {s, t};
+    }
+    return best;
+  }
+
+  template <class T>
+  static void launch(const Nv24Args& a, int splits, cudaStream_t stream) {
+    auto kernel = nv24_kernel<T, BN, BM, WN, WM, STAGES, KSUB>;
+    TESSERA_NV24_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
+    const int tiles_m = static_cast<int>((a.m + BM - 1) / BM), tiles_n = static_cast<int>((a.n + BN - 1) / BN);
+    const bool c_vec = a.ldc % 8 == 0 && reinterpret_cast<std::uintptr_t>(a.C) % 16 == 0;
+    const int stages = static_cast<int>(k_stages(a));
+    splits = std::max(1, std::min(splits, stages));  // k == 0: one split, no stages
+    const int split_stages = std::max(1, (stages + splits - 1) / splits);
+    splits = std::max(1, (stages + split_stages - 1) / split_stages);  // no empty split
+    auto run = [&](float* ws, long long ldw) {
+      kernel<<<dim3(tiles_m * tiles_n, splits), S::kThreads, S::kSmemBytes, stream>>>(
+          static_cast<const T*>(a.A), a.lda, static_cast<const T*>(a.vals), a.meta, static_cast<T*>(a.C), a.ldc,
+          static_cast<int>(a.m), static_cast<int>(a.n), static_cast<int>(a.k), static_cast<int>(a.k_padded / kKTile),
+          tiles_m, tiles_n, c_vec, split_stages, ws, ldw);
+      TESSERA_NV24_CUDA_CHECK(cudaGetLastError());
+    };
+    if (splits == 1) return run(nullptr, 0);
+    const long long ldw = (a.m + 1) / 2 * 2;  // even: 8-byte atomics stay aligned
+    Workspace ws(static_cast<std::size_t>(a.n * ldw), stream);
+    TESSERA_NV24_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, a.n * ldw * sizeof(float), stream));
+    run(ws.ptr, ldw);
+    nv24_split_finalize<T><<<dim3((a.m + 31) / 32, (a.n + 31) / 32), dim3(32, 8), 0, stream>>>(
+        ws.ptr, ldw, static_cast<T*>(a.C), a.ldc, static_cast<int>(a.m), static_cast<int>(a.n));
+    TESSERA_NV24_CUDA_CHECK(cudaGetLastError());
+  }
+};
+// Measured on an H100 (perf_tests/nv24, --sweep): 256 x 128 with 3 stages of two k tiles
+// ran 5-20% faster than 128 x 256 / 4 stages of one k tile and the 16-warp variants.
+using LargeTile = Config<256, 128, 4, 2, 3, 2>;   // 8 warps of 64 x 64, 204 KB: 1 block per SM
+using MediumTile = Config<128, 128, 2, 2, 4, 1>;  // 4 warps of 64 x 64, 100 KB: 2 blocks per SM
+using SmallTile = Config<64, 64, 2, 2, 4, 1>;     // 4 warps of 32 x 32, 50 KB
+
+template <class T>
+void launch(const Nv24Launch& l, const Nv24Args& a, cudaStream_t stream) {
+  switch (l.tile) {
+    case Nv24Tile::Large: return LargeTile::launch<T>(a, l.splits, stream);
+    case Nv24Tile::Medium: return MediumTile::launch<T>(a, l.splits, stream);
+    default: return SmallTile::launch<T>(a, l.splits, stream);
+  }
+}
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw ShapeError("tessera::nv24_spmm: " + what);
+}
+
+}  // namespace
+
+bool nv24_a_in_place(const void* A, std::int64_t lda, std::int64_t k) {
+  return lda >= k && lda % 8 == 0 && reinterpret_cast<std::uintptr_t>(A) % 16 == 0;
+}
+
+const char* to_string(Nv24Tile t) {
+  switch (t) {
+    case Nv24Tile::Auto: return "Auto";
+    case Nv24Tile::Large: return "Large(256x128)";
+    case Nv24Tile::Medium: return "Medium(128x128)";
+    case Nv24Tile::Small: return "Small(64x64)";
+  }
+  return "?";
+}
+
+Nv24Launch nv24_choose(const Nv24Args& args, Nv24Tile tile) {
+  const DeviceInfo d = device_info();
+  const auto large = LargeTile::best_split(args, d, kLargeRate), medium = MediumTile::best_split(args, d, kMediumRate),
+             small = SmallTile::best_split(args, d, kSmallRate);
+  switch (tile) {
+    case Nv24Tile::Large: return {tile, large.first};
+    case Nv24Tile::Medium: return {tile, medium.first};
+    case Nv24Tile::Small: return {tile, small.first};
+    case Nv24Tile::Auto: break;
+  }
+  if (large.second <= medium.second && large.second <= small.second) return {Nv24Tile::Large, large.first};
+  if (medium.second <= small.second) return {Nv24Tile::Medium, medium.first};
+  return {Nv24Tile::Small, small.first};
+}
+
+void nv24_spmm(const Nv24Args& a, cudaStream_t stream, Nv24Tile tile, int splits) {
+  require(a.m >= 0 && a.n >= 0 && a.k >= 0, "negative extent");
+  require(a.k_padded == nv24::padded_k(a.k), "k_padded is " + std::to_string(a.k_padded) + ", expected " +
+                                                 std::to_string(nv24::padded_k(a.k)));
+  require(a.ldc >= a.n, "ldc " + std::to_string(a.ldc) + " < n " + std::to_string(a.n));
+  require(a.m * std::max(a.lda, a.k) < (std::int64_t(1) << 31) && a.m * a.ldc < (std::int64_t(1) << 31) &&
+              a.n * a.k_padded < (std::int64_t(1) << 31),
+          "operands of 2^31 elements or more are not supported");
+  if (a.m == 0 || a.n == 0) return;
+  require(a.k == 0 || nv24_a_in_place(a.A, a.lda, a.k),
+          "A needs a row stride >= k that is a multiple of 8 and a 16-byte aligned base (lda " +
+              std::to_string(a.lda) + ", k " + std::to_string(a.k) + ")");
+  Nv24Launch l = nv24_choose(a, tile);
+  if (splits > 0) l.splits = splits;
+  if (a.type == Nv24Type::F16) launch<__half>(l, a, stream);
+  else launch<__nv_bfloat16>(l, a, stream);
+}
+
+}  // namespace tessera::kernels::cuda

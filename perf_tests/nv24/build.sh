@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds nv24_check and nv24_bench with plain nvcc (no Kokkos, no CMake): the GPU machine
+# has no GoogleTest/Benchmark. Usage: build.sh <out_dir> [arch=sm_90]
+set -euo pipefail
+out=${1:?out dir}; arch=${2:-sm_90}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$out"
+inc="-I$root/core/include -I$root/formats/include -I$root/kernels/include"
+flags="-O3 -std=c++17 -arch=$arch -Xcompiler -fopenmp,-O3"
+nvcc $flags $inc -c "$root/kernels/src/nm_spmm/cuda/nv24_spmm.cu" -o "$out/nv24_spmm.o" &
+g++ -O2 -std=c++17 $inc -c "$root/core/src/io/matrix_market.cpp" -o "$out/matrix_market.o" &
+g++ -O2 -std=c++17 $inc -c "$root/core/src/io/text_file.cpp" -o "$out/text_file.o" &
+wait
+libz=-lz; [ -e /usr/lib/x86_64-linux-gnu/libz.so ] || libz=/usr/lib/x86_64-linux-gnu/libz.so.1
+nvcc $flags $inc "$root/perf_tests/nv24/nv24_check.cu" "$out"/nv24_spmm.o "$out"/matrix_market.o "$out"/text_file.o $libz -o "$out/nv24_check" &
+nvcc $flags $inc "$root/perf_tests/nv24/nv24_bench.cu" "$out"/nv24_spmm.o -lcublas -ldl -o "$out/nv24_bench" &
+wait

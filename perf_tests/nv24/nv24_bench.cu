@@ -1,0 +1,259 @@
+// NV24 fp16 benchmark: C (M x N) = A (M x K) * B (K x N, 2:4-pruned weight), in one process
+// on the same data: Tessera's NV24 kernel, cuBLAS dense fp16 (cublasGemmEx, fp16 in/out,
+// CUBLAS_COMPUTE_32F) on the pruned weight, and cuSPARSELt (dlopen; column skipped when the
+// library is absent) on the same pruned weight, default algorithm (no search).
+// Shapes: 4096^3, 8192^3 and the LLM linear-layer set. Prints a Markdown table; each time
+// is the median over 7 samples of 10 back-to-back launches (after warm-up). Every NV24 and
+// cuSPARSELt result is compared with cuBLAS on three sampled rows.
+// Usage: nv24_bench [--quick]
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cusparselt_dl.hpp"
+#include "nv24_harness.hpp"
+
+using namespace nv24_harness;
+namespace kc = tessera::kernels::cuda;
+
+#define CUBLAS_CHECK(expr)                                                                               \
+  do {                                                                                                   \
+    const cublasStatus_t s_ = (expr);                                                                    \
+    if (s_ != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(#expr) + " failed: " + std::to_string(s_)); \
+  } while (0)
+#define LT_CHECK(expr)                                                                                   \
+  do {                                                                                                   \
+    const cusparseStatus_t s_ = (expr);                                                                  \
+    if (s_ != CUSPARSE_STATUS_SUCCESS) throw std::runtime_error(std::string(#expr) + " failed: " + std::to_string(s_)); \
+  } while (0)
+
+// Fills n fp16 values in [-1, 1) from a hash of the index (activations need no host copy).
+__global__ void fill_random(__half* p, std::int64_t n, std::uint64_t seed) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x) {
+    std::uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed;
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    p[i] = __float2half(static_cast<float>((x >> 40) & 0xFFFFFF) / 8388608.0f - 1.0f);
+  }
+}
+
+static float median_ms(const std::function<void()>& fn, cudaStream_t s) {
+  for (int i = 0; i < 3; ++i) fn();  // warm-up
+  cudaEvent_t a, b;
+  HARNESS_CHECK(cudaEventCreate(&a));
+  HARNESS_CHECK(cudaEventCreate(&b));
+  std::vector<float> t;
+  for (int sample = 0; sample < 7; ++sample) {
+    HARNESS_CHECK(cudaEventRecord(a, s));
+    for (int r = 0; r < 10; ++r) fn();
+    HARNESS_CHECK(cudaEventRecord(b, s));
+    HARNESS_CHECK(cudaEventSynchronize(b));
+    float ms = 0;
+    HARNESS_CHECK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms / 10);
+  }
+  HARNESS_CHECK(cudaEventDestroy(a));
+  HARNESS_CHECK(cudaEventDestroy(b));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// Relative difference of x vs ref (both M x N fp16, device) on rows 0, M/2, M-1.
+static double sampled_rel_diff(const __half* x, const __half* ref, std::int64_t M, std::int64_t N) {
+  double num = 0, den = 0;
+  std::vector<std::uint16_t> a(N), b(N);
+  for (std::int64_t r : {std::int64_t(0), M / 2, M - 1}) {
+    HARNESS_CHECK(cudaMemcpy(a.data(), x + r * N, N * 2, cudaMemcpyDeviceToHost));
+    HARNESS_CHECK(cudaMemcpy(b.data(), ref + r * N, N * 2, cudaMemcpyDeviceToHost));
+    for (std::int64_t j = 0; j < N; ++j) {
+      const double u = from_bits(a[j], Nv24Type::F16), v = from_bits(b[j], Nv24Type::F16);
+      num += (u - v) * (u - v);
+      den += v * v;
+    }
+  }
+  return std::sqrt(num / std::max(den, 1e-300));
+}
+
+struct Row {
+  std::int64_t M, N, K;
+  std::string tile;
+  float nv24 = 0, cublas = 0, lt = -1;
+  double diff_nv24 = 0, diff_lt = -1;
+};
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  const bool quick = mode == "--quick";
+  try {
+    cudaDeviceProp prop;
+    HARNESS_CHECK(cudaGetDeviceProperties(&prop, 0));
+    cudaStream_t stream;
+    HARNESS_CHECK(cudaStreamCreate(&stream));
+    cublasHandle_t blas;
+    CUBLAS_CHECK(cublasCreate(&blas));
+    CUBLAS_CHECK(cublasSetStream(blas, stream));
+    lt::Api api;
+    const bool have_lt = api.load();
+    lt::Handle lth;
+    if (have_lt) LT_CHECK(api.init(&lth));
+    std::printf("GPU: %s (%d SMs); cuSPARSELt: %s\n\n", prop.name, prop.multiProcessorCount,
+                have_lt ? api.path.c_str() : "not found (column skipped)");
+
+    // (N, K) pairs, each with its M values
+    std::vector<std::pair<std::int64_t, std::int64_t>> nk = {{4096, 4096}, {8192, 8192}};
+    const std::vector<std::pair<std::int64_t, std::int64_t>> llm = {
+        {2048, 2048},  {6144, 2048},  {2048, 5632},  {5632, 2048},  {4096, 4096},  {12288, 4096}, {4096, 11008},
+        {11008, 4096}, {5120, 5120},  {15360, 5120}, {5120, 13824}, {13824, 5120}, {6656, 6656},  {19968, 6656},
+        {6656, 17920}, {17920, 6656}, {8192, 8192},  {24576, 8192}, {8192, 22016}, {22016, 8192}};
+    const std::vector<std::int64_t> Ms = {256, 512, 1024, 2048, 4096};
+    std::vector<Row> cubes, set;
+    std::uint64_t seed = 7;
+
+    auto measure = [&](std::int64_t M, const Nv24Host& w, const DeviceBuf<std::uint16_t>& dBp,
+                       const DeviceBuf<std::uint16_t>& dV, const DeviceBuf<std::uint32_t>& dMeta) {
+      const std::int64_t N = w.n, K = w.k;
+      Row row{M, N, K};
+      DeviceBuf<__half> dA(static_cast<std::size_t>(M * K)), dC(static_cast<std::size_t>(M * N)),
+          dRef(static_cast<std::size_t>(M * N));
+      fill_random<<<1024, 256, 0, stream>>>(dA.p, M * K, seed++);
+      HARNESS_CHECK(cudaGetLastError());
+      const float one = 1.f, zero = 0.f;
+      // cuBLAS, column-major view: C^T (N x M) = B^T (N x K) * A^T (K x M)
+      auto gemm = [&] {
+        CUBLAS_CHECK(cublasGemmEx(blas, CUBLAS_OP_N, CUBLAS_OP_N, int(N), int(M), int(K), &one, dBp.p, CUDA_R_16F,
+                                  int(N), dA.p, CUDA_R_16F, int(K), &zero, dRef.p, CUDA_R_16F, int(N),
+                                  CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+      };
+      kc::Nv24Args args{Nv24Type::F16, M, N, K, w.kp, dA.p, K, dV.p, dMeta.p, dC.p, N};
+      const kc::Nv24Launch launch = kc::nv24_choose(args);
+      row.tile = std::string(kc::to_string(launch.tile)) + (launch.splits > 1 ? " /" + std::to_string(launch.splits) + " K" : "");
+      auto ours = [&] { kc::nv24_spmm(args, stream); };
+      HARNESS_CHECK(cudaMemsetAsync(dC.p, 0xFF, M * N * 2, stream));
+      gemm();
+      ours();
+      HARNESS_CHECK(cudaStreamSynchronize(stream));
+      row.diff_nv24 = sampled_rel_diff(dC.p, dRef.p, M, N);
+      row.cublas = median_ms(gemm, stream);
+      row.nv24 = median_ms(ours, stream);
+      if (have_lt) {
+        // same column-major view; the structured operand is B^T (N x K), pruned along K
+        lt::MatDescr a, b, c;
+        lt::MatmulDescr mm;
+        lt::AlgSelection alg;
+        lt::Plan plan;
+        LT_CHECK(api.structured_init(&lth, &a, N, K, N, 16, CUDA_R_16F, CUSPARSE_ORDER_COL, lt::kSparsity50));
+        LT_CHECK(api.dense_init(&lth, &b, K, M, K, 16, CUDA_R_16F, CUSPARSE_ORDER_COL));
+        LT_CHECK(api.dense_init(&lth, &c, N, M, N, 16, CUDA_R_16F, CUSPARSE_ORDER_COL));
+        LT_CHECK(api.matmul_init(&lth, &mm, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &a,
+                                 &b, &c, &c, lt::kCompute32F));
+        LT_CHECK(api.alg_init(&lth, &alg, &mm, lt::kAlgDefault));
+        LT_CHECK(api.plan_init(&lth, &plan, &mm, &alg));
+        std::size_t csize = 0, cbuf = 0, wsize = 0;
+        LT_CHECK(api.compressed_size(&lth, &plan, &csize, &cbuf));
+        LT_CHECK(api.workspace(&lth, &plan, &wsize));
+        DeviceBuf<unsigned char> comp(csize), compbuf(std::max<std::size_t>(cbuf, 1)), ws(std::max<std::size_t>(wsize, 1));
+        LT_CHECK(api.compress(&lth, &plan, dBp.p, comp.p, compbuf.p, stream));
+        auto sparse = [&] {
+          LT_CHECK(api.matmul(&lth, &plan, &one, comp.p, dA.p, &zero, dC.p, dC.p, ws.p, &stream, 1));
+        };
+        HARNESS_CHECK(cudaMemsetAsync(dC.p, 0xFF, M * N * 2, stream));
+        sparse();
+        HARNESS_CHECK(cudaStreamSynchronize(stream));
+        row.diff_lt = sampled_rel_diff(dC.p, dRef.p, M, N);
+        row.lt = median_ms(sparse, stream);
+        api.plan_destroy(&plan);
+        api.alg_destroy(&alg);
+        api.mat_destroy(&a);
+        api.mat_destroy(&b);
+        api.mat_destroy(&c);
+      }
+      return row;
+    };
+
+    auto run_pair = [&](std::int64_t N, std::int64_t K, const std::vector<std::int64_t>& m_list, std::vector<Row>& out) {
+      const Nv24Host w = prune_encode(random_mat(K, N, N, Nv24Type::F16, seed++), Nv24Type::F16);
+      DeviceBuf<std::uint16_t> dBp(w.pruned.bits), dV(w.vals);
+      DeviceBuf<std::uint32_t> dMeta(w.meta);
+      for (std::int64_t M : m_list) {
+        out.push_back(measure(M, w, dBp, dV, dMeta));
+        const Row& r = out.back();
+        std::fprintf(stderr, "M=%lld N=%lld K=%lld nv24 %.3f cublas %.3f lt %.3f\n", (long long)M, (long long)N,
+                     (long long)K, r.nv24, r.cublas, r.lt);
+      }
+    };
+    if (mode == "--sweep") {
+      // every tile shape on a few shapes (tuning aid)
+      const std::vector<std::array<std::int64_t, 3>> shapes = {{4096, 4096, 4096}, {256, 4096, 4096}, {1024, 5120, 5120},
+                                                               {256, 2048, 5632}, {512, 5120, 13824}, {256, 17920, 6656}};
+      for (auto [M, N, K] : shapes) {
+        const Nv24Host w = prune_encode(random_mat(K, N, N, Nv24Type::F16, seed++), Nv24Type::F16);
+        DeviceBuf<std::uint16_t> dV(w.vals);
+        DeviceBuf<std::uint32_t> dMeta(w.meta);
+        DeviceBuf<__half> dA(static_cast<std::size_t>(M * K)), dC(static_cast<std::size_t>(M * N));
+        fill_random<<<1024, 256, 0, stream>>>(dA.p, M * K, seed++);
+        kc::Nv24Args args{Nv24Type::F16, M, N, K, w.kp, dA.p, K, dV.p, dMeta.p, dC.p, N};
+        const kc::Nv24Launch launch = kc::nv24_choose(args);
+        std::printf("sweep M=%lld N=%lld K=%lld auto=%s/%d:", (long long)M, (long long)N, (long long)K,
+                    kc::to_string(launch.tile), launch.splits);
+        for (int t = 1; t <= 3; ++t)
+          for (int splits : {1, 2, 4}) {
+            const float ms = median_ms([&] { kc::nv24_spmm(args, stream, kc::Nv24Tile(t), splits); }, stream);
+            std::printf(" [%s/%d %.4f ms %.0f TF]", kc::to_string(kc::Nv24Tile(t)), splits, ms,
+                        2.0 * M * N * K / (ms * 1e-3) / 1e12);
+          }
+        std::printf("\n");
+      }
+      return 0;
+    }
+    run_pair(4096, 4096, {4096}, cubes);
+    run_pair(8192, 8192, {8192}, cubes);
+    if (!quick)
+      for (auto [N, K] : llm) run_pair(N, K, Ms, set);
+
+    auto tflops = [](const Row& r, float ms) { return 2.0 * r.M * r.N * r.K / (ms * 1e-3) / 1e12; };
+    auto print = [&](const std::vector<Row>& rows) {
+      std::printf("| M | N | K | NV24 tile | NV24 ms | cuBLAS ms | cuSPARSELt ms | NV24 TFLOP/s (dense-equiv.) | NV24 / cuBLAS | NV24 / cuSPARSELt | rel. diff NV24 vs cuBLAS | rel. diff cuSPARSELt vs cuBLAS |\n");
+      std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      for (const Row& r : rows) {
+        std::printf("| %lld | %lld | %lld | %s | %.4f | %.4f | ", (long long)r.M, (long long)r.N, (long long)r.K,
+                    r.tile.c_str(), r.nv24, r.cublas);
+        if (r.lt > 0) std::printf("%.4f", r.lt); else std::printf("-");
+        std::printf(" | %.0f | %.2fx | ", tflops(r, r.nv24), r.cublas / r.nv24);
+        if (r.lt > 0) std::printf("%.2fx", r.lt / r.nv24); else std::printf("-");
+        std::printf(" | %.1e | ", r.diff_nv24);
+        if (r.diff_lt >= 0) std::printf("%.1e |\n", r.diff_lt); else std::printf("- |\n");
+      }
+    };
+    std::printf("### Cubes\n\n");
+    print(cubes);
+    if (!set.empty()) {
+      std::printf("\n### LLM linear-layer set (%zu shapes)\n\n", set.size());
+      print(set);
+      double g_blas = 0, g_lt = 0;
+      int n_lt = 0;
+      for (const Row& r : set) {
+        g_blas += std::log(r.cublas / r.nv24);
+        if (r.lt > 0) g_lt += std::log(r.lt / r.nv24), ++n_lt;
+      }
+      std::printf("\nSUMMARY set geomean NV24/cuBLAS %.3fx", std::exp(g_blas / set.size()));
+      if (n_lt) std::printf(", NV24/cuSPARSELt %.3fx (%d shapes)", std::exp(g_lt / n_lt), n_lt);
+      std::printf("\n");
+    }
+    for (const Row& r : cubes)
+      std::printf("SUMMARY %lld^3: NV24/cuBLAS %.3fx%s\n", (long long)r.M, r.cublas / r.nv24,
+                  r.lt > 0 ? (", NV24/cuSPARSELt " + std::to_string(r.lt / r.nv24) + "x").c_str() : "");
+    if (have_lt) api.destroy(&lth);
+    CUBLAS_CHECK(cublasDestroy(blas));
+  } catch (const std::exception& e) {
+    std::printf("ERROR %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,105 @@
+// Correctness sweep of the NV24 kernel on the GPU against a double-precision host reference:
+// random operands for fp16 and bf16, every tile shape, odd shapes (m, n, k not multiples of
+// the tiles, k not a multiple of 4 or 8), padded row strides, k = 0, weights pruned from real
+// matrices, outputs poisoned with NaN before every run, bad arguments rejected.
+// Usage: nv24_check [matrix_dir] [--quick]   (exit 0 when everything passes)
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "nv24_harness.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/core/io/matrix_market.hpp"
+
+using namespace nv24_harness;
+namespace kc = tessera::kernels::cuda;
+
+static int failures = 0, runs = 0;
+
+static void run_case(const std::string& what, const HostMat& A, const Nv24Host& w, Nv24Type t, kc::Nv24Tile tile,
+                     std::int64_t ldc, int splits = 0) {
+  const std::int64_t m = A.rows, n = w.n;
+  DeviceBuf<std::uint16_t> dA(A.bits), dV(w.vals), dC(static_cast<std::size_t>(m * ldc));
+  DeviceBuf<std::uint32_t> dM(w.meta);
+  if (dC.count) HARNESS_CHECK(cudaMemset(dC.p, 0xFF, dC.count * 2));  // NaN in fp16 and bf16
+  kc::Nv24Args args{t, m, n, w.k, w.kp, dA.p, A.ld, dV.p, dM.p, dC.p, ldc};
+  kc::nv24_spmm(args, nullptr, tile, splits);
+  HARNESS_CHECK(cudaDeviceSynchronize());
+  std::vector<std::uint16_t> got(dC.count);
+  if (dC.count) HARNESS_CHECK(cudaMemcpy(got.data(), dC.p, dC.count * 2, cudaMemcpyDeviceToHost));
+  const Error e = compare(A, w.pruned, got, ldc, t);
+  const double tol = t == Nv24Type::F16 ? 2e-3 : 1.5e-2;
+  const bool ok = e.nonfinite == 0 && e.rel <= tol;
+  ++runs;
+  if (!ok) ++failures;
+  std::printf("%s %-34s %s m=%lld n=%lld k=%lld ldc=%lld tile=%s splits=%d rel=%.2e nonfinite=%lld\n",
+              ok ? "ok  " : "FAIL", what.c_str(), name(t), (long long)m, (long long)n, (long long)w.k, (long long)ldc,
+              kc::to_string(tile), splits, e.rel, (long long)e.nonfinite);
+}
+
+static void expect_throw(const std::string& what, const kc::Nv24Args& args) {
+  ++runs;
+  try {
+    kc::nv24_spmm(args, nullptr);
+    ++failures;
+    std::printf("FAIL %s: no error\n", what.c_str());
+  } catch (const tessera::ShapeError& e) {
+    std::printf("ok   %s: %s\n", what.c_str(), e.what());
+  }
+}
+
+int main(int argc, char** argv) {
+  const std::string dir = argc > 1 && argv[1][0] != '-' ? argv[1] : ".nv24_dev/data/matrices";
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) quick = quick || std::string(argv[i]) == "--quick";
+  std::vector<kc::Nv24Tile> tiles;
+  for (int t = 0; t <= 3; ++t) tiles.push_back(kc::Nv24Tile(t));
+  struct Dims {
+    std::int64_t m, n, k;
+  };
+  std::vector<Dims> dims = {{1, 1, 1},     {3, 5, 7},      {16, 16, 64},    {17, 33, 65},  {64, 64, 64},
+                            {100, 200, 300}, {255, 130, 1000}, {513, 257, 129}, {7, 2000, 515}, {300, 129, 0},
+                            {1000, 1000, 1000}, {256, 384, 4096}};
+  if (quick) dims.resize(6);
+  try {
+    std::uint64_t seed = 1;
+    for (Nv24Type t : {Nv24Type::F16, Nv24Type::BF16}) {
+      for (const Dims& d : dims) {
+        const Nv24Host w = prune_encode(random_mat(d.k, d.n, d.n, t, seed++), t);
+        // lda: k rounded up to 8 (the kernel's alignment), plus 8 more to test a padded stride
+        const std::int64_t lda = (d.k + 7) / 8 * 8;
+        const HostMat A = random_mat(d.m, d.k, lda, t, seed++);
+        for (kc::Nv24Tile tile : tiles) run_case("random", A, w, t, tile, d.n);
+        for (kc::Nv24Tile tile : tiles)
+          for (int splits : {2, 3, 7}) run_case("random, split K", A, w, t, tile, d.n, splits);
+        const HostMat A2 = random_mat(d.m, d.k, lda + 8, t, seed++);
+        run_case("random, lda+8, ldc+3", A2, w, t, kc::Nv24Tile::Auto, d.n + 3);
+      }
+      // weights pruned from real matrices (the matrix is B, k x n; A random)
+      for (const char* mtx : {"west0497", "cryg2500"}) {
+        const auto coo = tessera::io::read_matrix_market(dir + "/" + mtx + ".mtx.gz");
+        HostMat B{coo.shape[0], coo.shape[1], coo.shape[1],
+                  std::vector<std::uint16_t>(static_cast<std::size_t>(coo.shape[0] * coo.shape[1]), to_bits(0, t))};
+        double amax = 0;
+        for (double v : coo.values) amax = std::max(amax, std::fabs(v));
+        for (std::size_t e = 0; e < coo.values.size(); ++e)
+          B.bits[coo.coords[2 * e] * B.ld + coo.coords[2 * e + 1]] = to_bits(coo.values[e] / amax, t);
+        const Nv24Host w = prune_encode(B, t);
+        const HostMat A = random_mat(300, w.k, (w.k + 7) / 8 * 8, t, seed++);
+        run_case(std::string("pruned ") + mtx, A, w, t, kc::Nv24Tile::Auto, w.n);
+      }
+    }
+    // bad arguments
+    DeviceBuf<std::uint16_t> buf(4096);
+    DeviceBuf<std::uint32_t> mbuf(64);
+    expect_throw("lda not a multiple of 8",
+                 kc::Nv24Args{Nv24Type::F16, 4, 4, 12, 64, buf.p, 12, buf.p, mbuf.p, buf.p, 4});
+    expect_throw("k_padded wrong", kc::Nv24Args{Nv24Type::F16, 4, 4, 16, 32, buf.p, 16, buf.p, mbuf.p, buf.p, 4});
+    expect_throw("ldc < n", kc::Nv24Args{Nv24Type::F16, 4, 8, 16, 64, buf.p, 16, buf.p, mbuf.p, buf.p, 4});
+  } catch (const std::exception& e) {
+    std::printf("ERROR %s\n", e.what());
+    return 2;
+  }
+  std::printf("TOTAL %d runs, %d failures\n", runs, failures);
+  return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,26 @@
+// nm_spmm (NV24) on the host execution spaces of this build: the portable kernel, also
+// in float and double; the sparse-tensor-core algorithm is not compiled for them.
+#include <Kokkos_Core.hpp>
+#include <gtest/gtest.h>
+
+using TestSpaces = ::testing::Types<
+#ifdef KOKKOS_ENABLE_OPENMP
+    Kokkos::OpenMP,
+#endif
+    Kokkos::Serial>;
+
+#include "nv24_spmm_test_body.hpp"
+
+TYPED_TEST(Nv24Spmm, FloatAndDoubleOnRandomAndOddShapes) {
+  nv24_test::random_shapes<float, TypeParam>(201);
+  nv24_test::random_shapes<double, TypeParam>(301);
+}
+
+TYPED_TEST(Nv24Spmm, SparseTensorCoreIsNotCompiledForHostSpaces) {
+  using Space = TypeParam;
+  using T = nv24_test::Half;
+  const auto W = tessera::prune_nv24<T, Space>(Kokkos::View<T**, Kokkos::LayoutRight, Space>("B", 8, 8));
+  Kokkos::View<T**, Kokkos::LayoutRight, Space> A("A", 4, 8), C("C", 4, 8);
+  EXPECT_EQ((tessera::nv24_default_algorithm<T, Space>()), tessera::Nv24Algorithm::Native);
+  EXPECT_THROW(tessera::nm_spmm(A, W, C, tessera::Nv24Algorithm::SparseTensorCore), tessera::NotCompiled);
+}

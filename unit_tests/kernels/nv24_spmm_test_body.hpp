@@ -1,0 +1,128 @@
+// Shared body of the nm_spmm (NV24) tests; the including file defines TestSpaces.
+// C = A * B for a 2:4-pruned weight B against the double-precision reference
+// (tessera::reference::dense_product of A and reference::prune_2_4(B)), inputs rounded to
+// the tested precision before the reference sees them; C poisoned with NaN before every
+// run; random and odd shapes, empty extents, non-row-major A and C, weights pruned from
+// real matrices, shape errors.
+#include <Kokkos_Core.hpp>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tessera/core/io/matrix_market.hpp"
+#include "tessera/formats/nv24.hpp"
+#include "tessera/kernels/nm_spmm/nv24_spmm.hpp"
+#include "tessera/kernels/nm_spmm/reference/nv24_reference.hpp"
+#include "tessera_test/compare.hpp"
+#include "tessera_test/data.hpp"
+
+namespace nv24_test {
+
+using Half = Kokkos::Experimental::half_t;
+using tessera::nv24::detail::from_double;
+using tessera::nv24::detail::to_double;
+
+// Relative error bound: fp32 accumulation, output rounded to T (fp16 2^-11, bf16 2^-8).
+template <class T>
+double tolerance() {
+  if constexpr (std::is_same_v<T, double>) return 1e-12;
+  else if constexpr (std::is_same_v<T, float>) return 1e-5;
+  else if constexpr (std::is_same_v<T, tessera::bf16_t>) return 1e-2;
+  else return 2e-3;
+}
+
+template <class T>
+std::vector<double> random_values(std::int64_t count, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> v(static_cast<std::size_t>(count));
+  for (double& x : v) x = to_double(from_double<T>(u(rng)));
+  return v;
+}
+
+template <class T, class Layout, class Space>
+Kokkos::View<T**, Layout, Space> to_view(const std::vector<double>& v, std::int64_t rows, std::int64_t cols,
+                                         const std::string& label) {
+  Kokkos::View<T**, Layout, Space> out(label, rows, cols);
+  auto h = Kokkos::create_mirror_view(out);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) h(i, j) = from_double<T>(v[i * cols + j]);
+  Kokkos::deep_copy(out, h);
+  return out;
+}
+
+// Runs nm_spmm on (A, prune_nv24(B)) and compares with the reference; B is k x n row-major.
+template <class T, class Layout, class Space>
+void check(const std::vector<double>& A, const std::vector<double>& B, std::int64_t m, std::int64_t k,
+           std::int64_t n, const std::string& what, tessera::Nv24Algorithm alg = tessera::Nv24Algorithm::Auto) {
+  const auto W = tessera::prune_nv24<T, Space>(to_view<T, Kokkos::LayoutRight, Space>(B, k, n, "B"));
+  const auto Av = to_view<T, Layout, Space>(A, m, k, "A");
+  Kokkos::View<T**, Layout, Space> C("C", m, n);
+  Kokkos::deep_copy(C, from_double<T>(std::numeric_limits<double>::quiet_NaN()));
+  tessera::nm_spmm(Space(), Av, W, C, alg);
+  Kokkos::fence();
+  const auto ref = tessera::reference::dense_product(A, tessera::reference::prune_2_4(B, k, n), m, k, n);
+  auto hC = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C);
+  std::vector<double> got;
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) got.push_back(to_double(hC(i, j)));
+  for (double g : got) ASSERT_FALSE(std::isnan(g)) << what << ": unwritten (NaN) output";
+  EXPECT_LE(tessera_test::relative_error(got, ref), tolerance<T>())
+      << what << " m " << m << " k " << k << " n " << n;
+}
+
+template <class T, class Space>
+void random_shapes(std::uint64_t seed) {
+  struct Dims {
+    std::int64_t m, k, n;
+  };
+  for (const Dims& d : {Dims{0, 8, 8}, Dims{8, 0, 8}, Dims{8, 8, 0}, Dims{1, 1, 1}, Dims{3, 7, 5}, Dims{16, 64, 16},
+                        Dims{33, 65, 17}, Dims{130, 300, 70}, Dims{257, 129, 131}, Dims{64, 1000, 300}}) {
+    const auto A = random_values<T>(d.m * d.k, seed++), B = random_values<T>(d.k * d.n, seed++);
+    check<T, Kokkos::LayoutRight, Space>(A, B, d.m, d.k, d.n, "random LayoutRight");
+    check<T, Kokkos::LayoutLeft, Space>(A, B, d.m, d.k, d.n, "random LayoutLeft");
+  }
+}
+
+}  // namespace nv24_test
+
+template <class Space>
+class Nv24Spmm : public ::testing::Test {};
+TYPED_TEST_SUITE(Nv24Spmm, TestSpaces);
+
+TYPED_TEST(Nv24Spmm, HalfOnRandomAndOddShapes) { nv24_test::random_shapes<nv24_test::Half, TypeParam>(1); }
+TYPED_TEST(Nv24Spmm, Bf16OnRandomAndOddShapes) { nv24_test::random_shapes<tessera::bf16_t, TypeParam>(101); }
+
+TYPED_TEST(Nv24Spmm, WeightsPrunedFromRealMatrices) {
+  using Space = TypeParam;
+  using T = nv24_test::Half;
+  std::uint64_t seed = 7;
+  for (const char* name : {"west0497", "cryg2500", "cora"}) {
+    const auto coo = tessera::io::read_matrix_market(tessera_test::real_matrix(name));
+    const std::int64_t k = coo.shape[0], n = coo.shape[1], m = 96;
+    double peak = 0;
+    for (double v : coo.values) peak = std::max(peak, std::abs(v));
+    std::vector<double> B(static_cast<std::size_t>(k * n), 0.0);
+    for (std::int64_t e = 0; e < coo.nnz(); ++e)  // duplicates (if any) summed, scaled into fp16 range
+      B[coo.coord(e, 0) * n + coo.coord(e, 1)] += coo.values[e] / (peak > 0 ? peak : 1.0);
+    for (double& b : B) b = nv24_test::to_double(nv24_test::from_double<T>(b));
+    const auto A = nv24_test::random_values<T>(m * k, seed++);
+    nv24_test::check<T, Kokkos::LayoutRight, Space>(A, B, m, k, n, name);
+  }
+}
+
+TYPED_TEST(Nv24Spmm, RejectsMismatchedShapes) {
+  using Space = TypeParam;
+  using T = nv24_test::Half;
+  const auto W = tessera::prune_nv24<T, Space>(Kokkos::View<T**, Kokkos::LayoutRight, Space>("B", 64, 32));
+  Kokkos::View<T**, Kokkos::LayoutRight, Space> A("A", 8, 64), A_bad("A", 8, 63), C("C", 8, 32), C_bad("C", 9, 32),
+      C_bad2("C", 8, 31);
+  EXPECT_THROW(tessera::nm_spmm(A_bad, W, C), tessera::ShapeError);
+  EXPECT_THROW(tessera::nm_spmm(A, W, C_bad), tessera::ShapeError);
+  EXPECT_THROW(tessera::nm_spmm(A, W, C_bad2), tessera::ShapeError);
+  EXPECT_NO_THROW(tessera::nm_spmm(A, W, C));
+}
