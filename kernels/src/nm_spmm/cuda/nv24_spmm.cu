@@ -15,15 +15,8 @@
 #include <vector>
 
 #include "tessera/core/error.hpp"
+#include "../../common/cuda_support.hpp"
 #include "tessera/formats/nv24/layout.hpp"
-
-#define TESSERA_NV24_CUDA_CHECK(expr)                                                                    \
-  do {                                                                                                   \
-    const cudaError_t tessera_err_ = (expr);                                                             \
-    if (tessera_err_ != cudaSuccess)                                                                     \
-      throw ::tessera::CudaError(std::string(#expr) + " failed: " + cudaGetErrorString(tessera_err_) +  \
-                                 " (" __FILE__ ":" + std::to_string(__LINE__) + ")");                    \
-  } while (0)
 
 namespace tessera::kernels::cuda {
 namespace {
@@ -302,52 +295,17 @@ DeviceInfo device_info() {
   static std::mutex mutex;
   static std::vector<DeviceInfo> cache;
   int dev = 0;
-  TESSERA_NV24_CUDA_CHECK(cudaGetDevice(&dev));
+  TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
   std::lock_guard<std::mutex> lock(mutex);
   if (static_cast<int>(cache.size()) <= dev) cache.resize(dev + 1);
   if (cache[dev].sms == 0) {
-    TESSERA_NV24_CUDA_CHECK(cudaDeviceGetAttribute(&cache[dev].sms, cudaDevAttrMultiProcessorCount, dev));
-    TESSERA_NV24_CUDA_CHECK(
+    TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&cache[dev].sms, cudaDevAttrMultiProcessorCount, dev));
+    TESSERA_CUDA_CHECK(
         cudaDeviceGetAttribute(&cache[dev].max_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   }
   return cache[dev];
 }
 
-// Stream-ordered pool for the split-K workspace that keeps its memory between calls (the
-// default pool returns it at every synchronization, making the next cudaMallocAsync slow).
-// One per device, alive for the process; it holds at most the largest workspace used.
-cudaMemPool_t workspace_pool() {
-  static std::mutex mutex;
-  static std::map<int, cudaMemPool_t> pools;
-  int device = 0;
-  TESSERA_NV24_CUDA_CHECK(cudaGetDevice(&device));
-  std::lock_guard<std::mutex> lock(mutex);
-  auto found = pools.find(device);
-  if (found != pools.end()) return found->second;
-  cudaMemPoolProps props{};
-  props.allocType = cudaMemAllocationTypePinned;
-  props.location.type = cudaMemLocationTypeDevice;
-  props.location.id = device;
-  cudaMemPool_t pool = nullptr;
-  TESSERA_NV24_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
-  std::uint64_t keep = ~std::uint64_t(0);
-  TESSERA_NV24_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-  pools[device] = pool;
-  return pool;
-}
-
-// The fp32 split-K workspace, freed in stream order when it goes out of scope.
-struct Workspace {
-  float* ptr = nullptr;
-  cudaStream_t stream;
-  Workspace(std::size_t count, cudaStream_t s) : stream(s) {
-    TESSERA_NV24_CUDA_CHECK(
-        cudaMallocFromPoolAsync(reinterpret_cast<void**>(&ptr), count * sizeof(float), workspace_pool(), stream));
-  }
-  Workspace(const Workspace&) = delete;
-  Workspace& operator=(const Workspace&) = delete;
-  ~Workspace() { cudaFreeAsync(ptr, stream); }
-};
 
 // Tuning constants of the time model below, fitted to H100 runs of perf_tests/nv24
 // (nv24_bench --sweep): relative throughput of a full multiprocessor for each tile shape
@@ -391,7 +349,7 @@ struct Config {
   template <class T>
   static void launch(const Nv24Args& a, int splits, cudaStream_t stream) {
     auto kernel = nv24_kernel<T, BN, BM, WN, WM, STAGES, KSUB>;
-    TESSERA_NV24_CUDA_CHECK(
+    TESSERA_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
     const int tiles_m = static_cast<int>((a.m + BM - 1) / BM), tiles_n = static_cast<int>((a.n + BN - 1) / BN);
     const bool c_vec = a.ldc % 8 == 0 && reinterpret_cast<std::uintptr_t>(a.C) % 16 == 0;
@@ -404,16 +362,16 @@ struct Config {
           static_cast<const T*>(a.A), a.lda, static_cast<const T*>(a.vals), a.meta, static_cast<T*>(a.C), a.ldc,
           static_cast<int>(a.m), static_cast<int>(a.n), static_cast<int>(a.k), static_cast<int>(a.k_padded / kKTile),
           tiles_m, tiles_n, c_vec, split_stages, ws, ldw);
-      TESSERA_NV24_CUDA_CHECK(cudaGetLastError());
+      TESSERA_CUDA_CHECK(cudaGetLastError());
     };
     if (splits == 1) return run(nullptr, 0);
     const long long ldw = (a.m + 1) / 2 * 2;  // even: 8-byte atomics stay aligned
-    Workspace ws(static_cast<std::size_t>(a.n * ldw), stream);
-    TESSERA_NV24_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, a.n * ldw * sizeof(float), stream));
+    DeviceBuffer<float> ws(static_cast<std::size_t>(a.n * ldw), stream, workspace_pool());
+    TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, a.n * ldw * sizeof(float), stream));
     run(ws.ptr, ldw);
     nv24_split_finalize<T><<<dim3((a.m + 31) / 32, (a.n + 31) / 32), dim3(32, 8), 0, stream>>>(
         ws.ptr, ldw, static_cast<T*>(a.C), a.ldc, static_cast<int>(a.m), static_cast<int>(a.n));
-    TESSERA_NV24_CUDA_CHECK(cudaGetLastError());
+    TESSERA_CUDA_CHECK(cudaGetLastError());
   }
 };
 // Measured on an H100 (perf_tests/nv24, --sweep): 256 x 128 with 3 stages of two k tiles

@@ -8,16 +8,10 @@
 #include <string>
 
 #include "tessera/core/error.hpp"
+#include "../../common/cuda_support.hpp"
 
 namespace tessera::kernels::cuda {
 namespace {
-
-void check(cudaError_t err, const char* what, int line) {
-  if (err != cudaSuccess)
-    throw CudaError(std::string(what) + " failed: " + cudaGetErrorString(err) + " (" __FILE__ ":" +
-                    std::to_string(line) + ")");
-}
-#define VNM_CHECK(expr) check((expr), #expr, __LINE__)
 
 constexpr int kTileCols = kVnmTileCols;            // BN
 constexpr int kStages = kVnmPipelineStages;
@@ -244,9 +238,9 @@ struct DeviceInfo {
 };
 DeviceInfo device_info() {
   int dev = 0, sms = 0, smem = 0;
-  VNM_CHECK(cudaGetDevice(&dev));
-  VNM_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  VNM_CHECK(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
+  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   return {sms, static_cast<std::size_t>(smem)};
 }
 
@@ -277,9 +271,9 @@ void launch_one(const Params& p, dim3 grid, cudaStream_t stream, const DeviceInf
     throw Error("vnm_spmm: " + std::to_string(bytes) + " bytes of shared memory exceed the device's " +
                 std::to_string(dev.max_shared));
   auto kernel = vnm_spmm_kernel<BM, G>;
-  VNM_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
   kernel<<<grid, BM / kWarpRows * kWarpsN * 32, bytes, stream>>>(p);
-  VNM_CHECK(cudaGetLastError());
+  TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
 template <int BM>
@@ -336,7 +330,7 @@ void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced
                   static_cast<unsigned>(p.splits));
   if (grid.y > 65535u) throw Error("vnm_spmm: m = " + std::to_string(a.m) + " needs more than 65535 row tiles");
   if (a.stored_rows == 0 || p.atomic)  // k = 0 gives C = 0; split-K adds into zeros
-    VNM_CHECK(cudaMemset2DAsync(a.C, a.ldc * sizeof(float), 0, a.n * sizeof(float), a.m, stream));
+    TESSERA_CUDA_CHECK(cudaMemset2DAsync(a.C, a.ldc * sizeof(float), 0, a.n * sizeof(float), a.m, stream));
   if (a.stored_rows == 0) return;
   if (bm == 128) launch_rows<128>(p, grid, stream, dev);
   else launch_rows<64>(p, grid, stream, dev);

@@ -15,15 +15,8 @@
 #include <vector>
 
 #include "tessera/core/error.hpp"
+#include "../../common/cuda_support.hpp"
 
-#define TESSERA_CUDA_CHECK(expr)                                                                         \
-  do {                                                                                                   \
-    const cudaError_t tessera_err_ = (expr);                                                             \
-    if (tessera_err_ != cudaSuccess)                                                                     \
-      throw ::tessera::CudaError(std::string(#expr) + " failed: " + cudaGetErrorString(tessera_err_) +  \
-                                 " (" __FILE__ ":" + std::to_string(__LINE__) + ")");                    \
-  } while (0)
-#define TESSERA_CUDA_CHECK_LAUNCH(what) TESSERA_CUDA_CHECK(cudaGetLastError())
 
 namespace tessera::kernels::cuda {
 namespace {
@@ -413,50 +406,6 @@ std::size_t elem_size(TcaType t) {
     default: return 2;
   }
 }
-
-// Stream-ordered pool for the split-window workspace. It keeps its memory between calls:
-// the default pool hands memory back to the driver at every synchronization, and the
-// next cudaMallocAsync then cost tens of microseconds per call (measured on H100). One
-// pool per device, alive for the process; it holds at most the largest workspace used.
-cudaMemPool_t workspace_pool() {
-  static std::mutex mutex;
-  static std::map<int, cudaMemPool_t> pools;
-  int device = 0;
-  TESSERA_CUDA_CHECK(cudaGetDevice(&device));
-  std::lock_guard<std::mutex> lock(mutex);
-  auto found = pools.find(device);
-  if (found != pools.end()) return found->second;
-  cudaMemPoolProps props{};
-  props.allocType = cudaMemAllocationTypePinned;
-  props.handleTypes = cudaMemHandleTypeNone;
-  props.location.type = cudaMemLocationTypeDevice;
-  props.location.id = device;
-  cudaMemPool_t pool = nullptr;
-  TESSERA_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
-  std::uint64_t keep = ~std::uint64_t(0);  // never release
-  TESSERA_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-  pools[device] = pool;
-  return pool;
-}
-
-// Stream-ordered temporary: from `pool` when given, else from the device's default pool.
-template <class T>
-struct DeviceBuffer {
-  T* ptr = nullptr;
-  cudaStream_t stream;
-  DeviceBuffer(std::size_t count, cudaStream_t s, cudaMemPool_t pool = nullptr) : stream(s) {
-    if (!count) return;
-    if (pool)
-      TESSERA_CUDA_CHECK(cudaMallocFromPoolAsync(reinterpret_cast<void**>(&ptr), count * sizeof(T), pool, stream));
-    else
-      TESSERA_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr), count * sizeof(T), stream));
-  }
-  ~DeviceBuffer() {
-    if (ptr) cudaFreeAsync(ptr, stream);
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
 
 template <class T, int BN, int CAP>
 void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long long ldb, int n_load,
