@@ -18,6 +18,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/tensor.hpp"
 #include "tessera/formats/nv24/bf16.hpp"
 #include "tessera/formats/nv24/host_codec.hpp"
 #include "tessera/formats/nv24/layout.hpp"
@@ -38,10 +39,21 @@ KOKKOS_INLINE_FUNCTION T from_double(double x) {
 }
 }  // namespace nv24::detail
 
+// Encoding tag of 2:4 weights in the mma.sp layout: Tensor<T, NV24, Space> (alias
+// Nv24Tensor<T, Space>), like Tensor<T, VNM, Space> for vector-wise N:M.
+struct NV24 {
+  static constexpr int order = 2;
+};
+
 template <class T, class Space = Kokkos::DefaultExecutionSpace>
-class Nv24Tensor {
+using Nv24Tensor = Tensor<T, NV24, Space>;
+
+template <class T, class Space>
+class Tensor<T, NV24, Space> {
  public:
   using value_type = T;
+  using encoding_type = NV24;
+  static constexpr int order = 2;
   using execution_space = Space;
   using memory_space = typename Space::memory_space;
   using device_type = Kokkos::Device<execution_space, memory_space>;
@@ -54,10 +66,10 @@ class Nv24Tensor {
     meta_view meta;
   };
 
-  Nv24Tensor() = default;
+  Tensor() = default;
   // Adopts arrays in the NV24 layout for a k x n weight; checks their extents (ShapeError).
   // nv24_from_arrays() also checks the metadata.
-  Nv24Tensor(std::int64_t k, std::int64_t n, Storage storage) : k_(k), n_(n), storage_(std::move(storage)) {
+  Tensor(std::int64_t k, std::int64_t n, Storage storage) : k_(k), n_(n), storage_(std::move(storage)) {
     if (k < 0 || n < 0) throw ShapeError("Nv24Tensor: negative extent (" + std::to_string(k) + " x " + std::to_string(n) + ")");
     const std::int64_t kp = nv24::padded_k(k);
     auto want = [](const char* what, std::int64_t got, std::int64_t expected) {
