@@ -169,6 +169,7 @@ TYPED_TEST(Dist, ScatterGatherRoundTripAndOwnership) {
       EXPECT_EQ(A.diagonal().extent(0), A.rows().count(rank()));
       EXPECT_EQ(A.diagonal().extent(1), A.cols().count(rank()));
       EXPECT_EQ(A.off_diagonal().extent(1), A.import_plan().ghosts());
+      EXPECT_EQ(A.off_diagonal().extent(0), static_cast<std::int64_t>(A.boundary_rows().extent(0)));
       const HostCoo<double> all = A.gather(0);
       if (rank() == 0) expect_same_matrix(all, c.coo, 1e-14, "gathered");
     }

@@ -2,8 +2,10 @@
 // DistTensor<T, Enc, Space>: a sparse matrix whose rows are split across the ranks
 // of an MPI communicator in contiguous blocks (by default balanced by nonzeros).
 // Each rank holds its rows as two local tensors of encoding Enc (CSR-like):
-//   diagonal()      (owned rows x owned columns)  columns local to this rank's column block
-//   off_diagonal()  (owned rows x ghosts)         columns numbered by ghost slot
+//   diagonal()      (owned rows x owned columns)    columns local to this rank's column block
+//   off_diagonal()  (boundary rows x ghosts)        only the rows that have ghost entries
+//                                                   (boundary_rows()(r) = their local row),
+//                                                   columns numbered by ghost slot
 // plus the ImportPlan saying which ghost columns come from which rank, and the
 // Halo that exchanges them. The column blocks (cols()) say how the x of y = A x
 // is distributed; the row blocks (rows()) how y is.
@@ -53,6 +55,7 @@ class DistTensor {
   using encoding_type = Enc;
   using execution_space = Space;
   using local_tensor = Tensor<T, Enc, Space>;
+  using row_view = Kokkos::View<std::int64_t*, Kokkos::Device<Space, typename Space::memory_space>>;
 
   DistTensor() = default;
 
@@ -121,18 +124,34 @@ class DistTensor {
       std::sort(ghosts.begin(), ghosts.end());
       ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
 
+      // Rows with ghost entries, ascending: the off-diagonal part stores only those
+      // (a product over all rows would read and write y once more for nothing).
+      std::vector<std::int64_t> boundary;
+      for (std::int64_t n = 0; n < owned.nnz(); ++n) {
+        const std::int64_t j = owned.coords[2 * n + 1];
+        if (j < c0 || j >= c1) boundary.push_back(owned.coords[2 * n] - r0);
+      }
+      std::sort(boundary.begin(), boundary.end());
+      boundary.erase(std::unique(boundary.begin(), boundary.end()), boundary.end());
+
       HostCoo<double> diag, offd;
       diag.shape = {rows.count(rank), cols.count(rank)};
-      offd.shape = {rows.count(rank), static_cast<std::int64_t>(ghosts.size())};
+      offd.shape = {static_cast<std::int64_t>(boundary.size()), static_cast<std::int64_t>(ghosts.size())};
       for (std::int64_t n = 0; n < owned.nnz(); ++n) {
         const std::int64_t i = owned.coords[2 * n] - r0, j = owned.coords[2 * n + 1];
-        HostCoo<double>& part = j >= c0 && j < c1 ? diag : offd;
-        const std::int64_t local_j =
-            &part == &diag ? j - c0 : std::lower_bound(ghosts.begin(), ghosts.end(), j) - ghosts.begin();
-        part.coords.push_back(i);
-        part.coords.push_back(local_j);
+        const auto slot = [](const std::vector<std::int64_t>& sorted, std::int64_t v) {
+          return std::lower_bound(sorted.begin(), sorted.end(), v) - sorted.begin();
+        };
+        const bool local = j >= c0 && j < c1;
+        HostCoo<double>& part = local ? diag : offd;
+        part.coords.push_back(local ? i : slot(boundary, i));
+        part.coords.push_back(local ? j - c0 : slot(ghosts, j));
         part.values.push_back(owned.values[n]);
       }
+      A.boundary_rows_ = row_view("tessera::DistTensor::boundary_rows", boundary.size());
+      auto host_rows = Kokkos::create_mirror_view(A.boundary_rows_);
+      for (std::size_t r = 0; r < boundary.size(); ++r) host_rows(r) = boundary[r];
+      Kokkos::deep_copy(A.boundary_rows_, host_rows);
       A.diag_ = tessera::from_coo<T, Enc, Space>(diag);
       A.offd_ = tessera::from_coo<T, Enc, Space>(offd);
     });
@@ -151,16 +170,19 @@ class DistTensor {
     const int rank = comm_rank(comm_);
     HostCoo<double> out;
     out.shape = {shape_[0], shape_[1]};
-    const auto append = [&](const local_tensor& part, auto global_col) {
-      const HostCoo<T> local = tessera::to_coo(part);
-      for (std::int64_t n = 0; n < local.nnz(); ++n) {
-        out.coords.push_back(local.coords[2 * n] + rows_.begin(rank));
-        out.coords.push_back(global_col(local.coords[2 * n + 1]));
-        out.values.push_back(static_cast<double>(local.values[n]));
-      }
-    };
-    append(diag_, [&](std::int64_t j) { return j + cols_.begin(rank); });
-    append(offd_, [&](std::int64_t slot) { return plan_->ghost_cols[slot]; });
+    const HostCoo<T> diag = tessera::to_coo(diag_);
+    for (std::int64_t n = 0; n < diag.nnz(); ++n) {
+      out.coords.push_back(diag.coords[2 * n] + rows_.begin(rank));
+      out.coords.push_back(diag.coords[2 * n + 1] + cols_.begin(rank));
+      out.values.push_back(static_cast<double>(diag.values[n]));
+    }
+    const auto boundary = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), boundary_rows_);
+    const HostCoo<T> offd = tessera::to_coo(offd_);
+    for (std::int64_t n = 0; n < offd.nnz(); ++n) {
+      out.coords.push_back(boundary(offd.coords[2 * n]) + rows_.begin(rank));
+      out.coords.push_back(plan_->ghost_cols[offd.coords[2 * n + 1]]);
+      out.values.push_back(static_cast<double>(offd.values[n]));
+    }
     return out;
   }
 
@@ -175,6 +197,8 @@ class DistTensor {
   const RowPartition& cols() const { return cols_; }
   const local_tensor& diagonal() const { return diag_; }
   const local_tensor& off_diagonal() const { return offd_; }
+  // Local row of each row of off_diagonal(), ascending.
+  const row_view& boundary_rows() const { return boundary_rows_; }
   const ImportPlan& import_plan() const { return *plan_; }
   // The ghost exchange; kernels start and finish it (shared by copies of this tensor).
   Halo<T, Space>& halo() const { return *halo_; }
@@ -212,6 +236,7 @@ class DistTensor {
   std::int64_t nnz_ = 0;
   RowPartition rows_, cols_;
   local_tensor diag_, offd_;
+  row_view boundary_rows_;
   std::shared_ptr<const ImportPlan> plan_;
   std::shared_ptr<Halo<T, Space>> halo_;
 };

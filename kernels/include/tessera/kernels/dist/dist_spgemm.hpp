@@ -114,8 +114,9 @@ DistTensor<T, Enc, Space> spgemm(const Space& space, const DistTensor<T, Enc, Sp
   const std::int64_t owned = A.cols().count(rank);
   HostCoo<double> a_local = to_coo(A.diagonal()), offd = to_coo(A.off_diagonal()), b_local;
   a_local.shape = {A.rows().count(rank), owned + plan.ghosts()};
+  const auto boundary = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.boundary_rows());
   for (std::int64_t n = 0; n < offd.nnz(); ++n) {
-    a_local.coords.push_back(offd.coords[2 * n]);
+    a_local.coords.push_back(boundary(offd.coords[2 * n]));
     a_local.coords.push_back(owned + offd.coords[2 * n + 1]);
     a_local.values.push_back(offd.values[n]);
   }

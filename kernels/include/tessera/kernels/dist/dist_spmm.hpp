@@ -2,7 +2,8 @@
 // tessera::dist::spmm — C = alpha * A * B + beta * C for a row-distributed A and
 // row-distributed dense multivectors B (A.cols() blocks) and C (A.rows() blocks).
 // Same scheme as dist::spmv: the halo exchange of B's ghost rows overlaps the
-// diagonal block's product; the off-diagonal block then adds its part. Each local
+// diagonal block's product; the off-diagonal block (boundary rows only) then adds
+// its part. Each local
 // product is tessera::spmm with `opts` (so TCA-SpMM on Kokkos::Cuda when chosen).
 // Collective over A.comm().
 #include <Kokkos_Core.hpp>
@@ -27,7 +28,13 @@ void spmm(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
   halo.start(space, B.local());
   tessera::spmm(space, alpha, A.diagonal(), B.local(), beta, C.local(), opts);
   const auto ghosts = halo.finish(space);
-  if (A.off_diagonal().nnz() > 0) tessera::spmm(space, alpha, A.off_diagonal(), ghosts, T(1), C.local(), opts);
+  if (A.off_diagonal().nnz() > 0) {
+    const typename DistMultiVector<T, Space>::view_type t(
+        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::dist::spmm::boundary"),
+        A.off_diagonal().extent(0), C.columns());
+    tessera::spmm(space, alpha, A.off_diagonal(), ghosts, T(0), t, opts);
+    detail::add_to_rows(space, A.boundary_rows(), t, C.local());
+  }
   Kokkos::Profiling::popRegion();
 }
 

@@ -2,8 +2,9 @@
 // tessera::dist::spmv — y = alpha * A * x + beta * y for a row-distributed A.
 // The halo exchange of x's ghost entries (non-blocking MPI, host-staged for device
 // memory unless MPI is CUDA-aware) runs while the diagonal block is multiplied;
-// then the off-diagonal block adds its part with the received ghosts:
-//   start halo(x) ; y = alpha*A_diag*x_owned + beta*y ; finish halo ; y += alpha*A_offd*x_ghost
+// then the off-diagonal block (boundary rows only) adds its part with the ghosts:
+//   start halo(x) ; y = alpha*A_diag*x_owned + beta*y ; finish halo ;
+//   t = alpha*A_offd*x_ghost ; y(boundary_rows) += t
 // Collective over A.comm(). Shapes are checked through the partitions, which every
 // rank holds identically, so a mismatch throws ShapeError on all ranks at once.
 #include <string>
@@ -28,6 +29,15 @@ inline void require_same_blocks(const char* kernel, const char* what, const RowP
   throw ShapeError(std::string(kernel) + ": " + what + " has row blocks " + text(got) + ", expected " + text(expected));
 }
 
+// out(rows(r), c) += add(r, c): the off-diagonal product lands on the boundary rows.
+template <class Space, class RowView, class AddView, class OutView>
+void add_to_rows(const Space& space, const RowView& rows, const AddView& add, const OutView& out) {
+  const std::int64_t k = static_cast<std::int64_t>(add.extent(1));
+  Kokkos::parallel_for(
+      "tessera::dist::add_boundary_rows", Kokkos::RangePolicy<Space>(space, 0, add.extent(0) * k),
+      KOKKOS_LAMBDA(const std::int64_t e) { out(rows(e / k), e % k) += add(e / k, e % k); });
+}
+
 }  // namespace detail
 
 template <class T, class Enc, class Space>
@@ -43,8 +53,14 @@ void spmv(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
   halo.start(space, typename HaloT::const_block_view(x.local().data(), x.local().extent(0), 1));
   tessera::spmv(space, alpha, A.diagonal(), x.local(), beta, y.local());
   const auto ghosts = halo.finish(space);
-  if (A.off_diagonal().nnz() > 0)
-    tessera::spmv(space, alpha, A.off_diagonal(), ghost_view(ghosts.data(), ghosts.extent(0)), T(1), y.local());
+  if (A.off_diagonal().nnz() > 0) {
+    using block = typename HaloT::block_view;
+    const block t(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::dist::spmv::boundary"),
+                  A.off_diagonal().extent(0), 1);
+    tessera::spmv(space, alpha, A.off_diagonal(), ghost_view(ghosts.data(), ghosts.extent(0)), T(0),
+                  Kokkos::View<T*, typename HaloT::device_type>(t.data(), t.extent(0)));
+    detail::add_to_rows(space, A.boundary_rows(), t, block(y.local().data(), y.local().extent(0), 1));
+  }
   Kokkos::Profiling::popRegion();
 }
 
