@@ -17,6 +17,7 @@ export OMPI_MCA_rmaps_base_oversubscribe=${OMPI_MCA_rmaps_base_oversubscribe:-1}
 
 rows=$(mktemp)
 trap 'rm -f "$rows"' EXIT
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 for input in "--poisson $grid" "$TESSERA_DATA_DIR/matrices/$matrix.mtx.gz"; do
   for p in $ranks; do
     echo "==> mpiexec -n $p dist_spmv_bench $input ${flags[*]}" >&2
@@ -25,13 +26,14 @@ for input in "--poisson $grid" "$TESSERA_DATA_DIR/matrices/$matrix.mtx.gz"; do
   done
 done
 
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 commit=$(git -C "$repo" rev-parse --short=12 HEAD)
 git -C "$repo" diff --quiet HEAD -- . ':!perf_tests/results' || commit="$commit (with uncommitted changes)"
 out=$repo/perf_tests/results/dist_spmv_spmm_host.md
 {
   echo "# Distributed SpMV / SpMM strong scaling: Tessera (dist::spmv, dist::spmm) vs PETSc $(pkg-config --modversion PETSc 2>/dev/null || echo '?') (MatMult, MatMatMult MPIAIJ x MPIDENSE)"
   echo
-  echo "- CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1) ($(nproc) logical CPUs), 1 OpenMP thread per rank, Open MPI $(mpiexec --version 2>/dev/null | head -1 | awk '{print $NF}')"
+  echo "- CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1) ($(getconf _NPROCESSORS_ONLN) logical CPUs, load average (1, 5, 15 min) $load_start before the runs, $load_end after), 1 OpenMP thread per rank, Open MPI $(mpiexec --version 2>/dev/null | head -1 | awk '{print $NF}')"
   echo "- date: $(date -u +%Y-%m-%dT%H:%M:%S+00:00)"
   echo "- commit: $commit"
   echo "- time: ms per call, slowest rank, median of ${RUNS:-5} batches of ${REPS:-20} calls; PETSc ratio = PETSc time / Tessera time (> 1: Tessera faster)"

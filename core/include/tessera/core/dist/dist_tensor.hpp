@@ -61,6 +61,8 @@ class DistTensor {
 
   // Every rank contributes triplets (global 0-based coordinates) for any rows; the
   // shapes must agree. Entries go to the ranks owning their rows; duplicates are summed.
+  // The nnz-balanced blocks come from per-row counts summed over all ranks, a vector
+  // of extent(0) integers on every rank; give row_offsets to avoid it.
   static DistTensor from_coo(MPI_Comm comm, const HostCoo<double>& triplets, const DistOptions& options = {}) {
     agree_on_errors(comm, [&] { check_triplets(triplets); });
     require_same_on_all_ranks(comm, triplets.shape[0], "DistTensor::from_coo: row count");
