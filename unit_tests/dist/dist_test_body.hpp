@@ -295,6 +295,11 @@ TYPED_TEST(Dist, BadInputOnOneRankThrowsEverywhere) {
   DistVector<double, TypeParam> x(world(), A.cols()), wrong(world(), RowPartition::uniform(11, ranks()));
   EXPECT_THROW(tessera::dist::spmv(1.0, A, wrong, 0.0, x), tessera::ShapeError);
   EXPECT_THROW(tessera::dist::spmv(1.0, A, x, 0.0, wrong), tessera::ShapeError);
+  // A vector of the wrong length given on rank 0 only.
+  EXPECT_THROW((DistVector<double, TypeParam>::scatter(world(), A.cols(), std::vector<double>(rank() == 0 ? 9 : 0))),
+               tessera::ShapeError);
+  DistMultiVector<double, TypeParam> B(world(), A.cols(), 3), C2(world(), A.rows(), 2);
+  EXPECT_THROW(tessera::dist::spmm(1.0, A, B, 0.0, C2), tessera::ShapeError);
 }
 
 // ------------------------------------------------------------------ kernels
