@@ -1,5 +1,5 @@
 # Packaging: the umbrella target Tessera::tessera, the exported targets
-# (Tessera::core, ::formats, ::workspace, ::kernels, ::tessera), TesseraConfig.cmake
+# (Tessera::core, ::formats, ::workspace, ::kernels, ::dist when MPI is found, ::tessera), TesseraConfig.cmake
 # and its version file. Each module's CMakeLists installs its own target into the
 # export set TesseraTargets and its include/ folder; this file is included last
 # from the top-level CMakeLists.txt.
@@ -12,7 +12,7 @@ set(TESSERA_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/Tessera" CACHE STRIN
 add_library(tessera INTERFACE)
 add_library(Tessera::tessera ALIAS tessera)
 set_target_properties(tessera PROPERTIES EXPORT_NAME tessera)
-foreach(_module IN ITEMS tessera_core tessera_formats tessera_workspace tessera_kernels)
+foreach(_module IN ITEMS tessera_core tessera_formats tessera_workspace tessera_kernels tessera_dist)
   if(TARGET ${_module})
     target_link_libraries(tessera INTERFACE ${_module})
   endif()
@@ -30,7 +30,7 @@ set(TESSERA_CONFIG_HAVE_KOKKOSKERNELS ${TESSERA_HAVE_KOKKOSKERNELS})
 # MPI: look at what the modules link (its imported target is directory-scoped, so
 # `if(TARGET MPI::MPI_CXX)` would not see a find_package(MPI) made in a module).
 set(TESSERA_CONFIG_HAVE_MPI OFF)
-foreach(_module IN ITEMS tessera_core tessera_formats tessera_workspace tessera_kernels)
+foreach(_module IN ITEMS tessera_core tessera_formats tessera_workspace tessera_kernels tessera_dist)
   if(TARGET ${_module})
     get_target_property(_libs ${_module} INTERFACE_LINK_LIBRARIES)
     if(_libs MATCHES "MPI::")

@@ -47,10 +47,14 @@ std::int64_t triangle_size(std::int64_t n, bool with_diagonal) {
 // Parsing state of one file: every message needs the path and the current line.
 class Reader {
  public:
-  Reader(const std::string& path, std::string_view text) : path_(path), cursor_(text) {}
+  Reader(const std::string& path, std::string_view text, std::int64_t lines_before = 0)
+      : path_(path), cursor_(text, lines_before) {}
 
   Info read_banner_and_size();
   void read_coordinate_entries(const Info& info, HostCoo<double>& coo, bool reserve_mirror);
+  // Every remaining line is an entry line (no count check); returns the entries read.
+  std::int64_t read_coordinate_lines(const Info& info, HostCoo<double>& coo);
+  const LineCursor& cursor() const { return cursor_; }
   void read_array_entries(const Info& info, HostCoo<double>& coo, bool reserve_mirror);
 
  private:
@@ -74,6 +78,7 @@ class Reader {
   double parse_value(std::string_view token, Info::Field field, const char* layout);
   void expect_line_end(std::string_view rest, const char* layout);
   void check_triangle(const Info& info, std::int64_t row, std::int64_t col);
+  void parse_coordinate_line(const Info& info, std::string_view line, HostCoo<double>& coo);
 
   const std::string& path_;
   LineCursor cursor_;
@@ -267,9 +272,22 @@ void reserve_entries(HostCoo<double>& coo, std::int64_t declared, std::size_t by
   coo.values.reserve(count);
 }
 
-void Reader::read_coordinate_entries(const Info& info, HostCoo<double>& coo, bool reserve_mirror) {
+void Reader::parse_coordinate_line(const Info& info, std::string_view line, HostCoo<double>& coo) {
   const bool pattern = info.field == Info::Field::Pattern;
   const char* layout = pattern ? "row column" : "row column value";
+  std::string_view rest = line;
+  const std::int64_t row = parse_index(detail::next_token(rest), "row", info.rows, layout);
+  const std::int64_t col = parse_index(detail::next_token(rest), "column", info.cols, layout);
+  const double value = pattern ? 1.0 : parse_value(detail::next_token(rest), info.field, layout);
+  expect_line_end(rest, layout);
+  check_triangle(info, row, col);
+  coo.coords.push_back(row);
+  coo.coords.push_back(col);
+  coo.values.push_back(value);
+}
+
+void Reader::read_coordinate_entries(const Info& info, HostCoo<double>& coo, bool reserve_mirror) {
+  const bool pattern = info.field == Info::Field::Pattern;
   reserve_entries(coo, info.stored_entries, cursor_.rest().size(), pattern ? 4 : 6, reserve_mirror);
 
   std::int64_t found = 0;
@@ -278,20 +296,22 @@ void Reader::read_coordinate_entries(const Info& info, HostCoo<double>& coo, boo
     if (found == info.stored_entries) {
       fail("too many entries: the size line declares " + std::to_string(info.stored_entries));
     }
-    std::string_view rest = line;
-    const std::int64_t row = parse_index(detail::next_token(rest), "row", info.rows, layout);
-    const std::int64_t col = parse_index(detail::next_token(rest), "column", info.cols, layout);
-    const double value = pattern ? 1.0 : parse_value(detail::next_token(rest), info.field, layout);
-    expect_line_end(rest, layout);
-    check_triangle(info, row, col);
-    coo.coords.push_back(row);
-    coo.coords.push_back(col);
-    coo.values.push_back(value);
+    parse_coordinate_line(info, line, coo);
     ++found;
   }
   if (found < info.stored_entries) {
     fail_at_end("expected " + std::to_string(info.stored_entries) + " entries, found " + std::to_string(found));
   }
+}
+
+std::int64_t Reader::read_coordinate_lines(const Info& info, HostCoo<double>& coo) {
+  std::int64_t found = 0;
+  std::string_view line;
+  while (next_content_line(line)) {
+    parse_coordinate_line(info, line, coo);
+    ++found;
+  }
+  return found;
 }
 
 // Array files list values column by column; symmetric ones only the lower
@@ -322,14 +342,14 @@ void Reader::read_array_entries(const Info& info, HostCoo<double>& coo, bool res
   }
 }
 
-// Appends the upper-triangle mirror of every stored off-diagonal entry.
-void append_mirror(HostCoo<double>& coo, bool negate) {
+// Appends the upper-triangle mirror of every stored off-diagonal entry from entry `first` on.
+void append_mirror(HostCoo<double>& coo, bool negate, std::int64_t first = 0) {
   const std::int64_t stored = coo.nnz();
   std::int64_t off_diagonal = 0;
-  for (std::int64_t n = 0; n < stored; ++n) off_diagonal += coo.coords[2 * n] != coo.coords[2 * n + 1];
+  for (std::int64_t n = first; n < stored; ++n) off_diagonal += coo.coords[2 * n] != coo.coords[2 * n + 1];
   coo.coords.reserve(coo.coords.size() + 2 * static_cast<std::size_t>(off_diagonal));
   coo.values.reserve(coo.values.size() + static_cast<std::size_t>(off_diagonal));
-  for (std::int64_t n = 0; n < stored; ++n) {
+  for (std::int64_t n = first; n < stored; ++n) {
     const std::int64_t row = coo.coords[2 * n];
     const std::int64_t col = coo.coords[2 * n + 1];
     if (row == col) continue;
@@ -358,6 +378,26 @@ HostCoo<double> read_matrix_market(const std::string& path, MatrixMarketInfo* in
   if (mirror) append_mirror(coo, header.symmetry == Info::Symmetry::SkewSymmetric);
   if (info != nullptr) *info = header;
   return coo;
+}
+
+MatrixMarketHeader parse_matrix_market_header(const std::string& path, std::string_view text) {
+  Reader reader(path, text);
+  MatrixMarketHeader header;
+  header.info = reader.read_banner_and_size();
+  header.entries_offset = text.size() - reader.cursor().rest().size();
+  header.lines_before_entries = reader.cursor().line_number();
+  return header;
+}
+
+std::int64_t parse_matrix_market_entries(const std::string& path, const MatrixMarketInfo& info, std::string_view lines,
+                                         std::int64_t lines_before, bool expand_symmetry, HostCoo<double>& coo) {
+  if (info.format != Info::Format::Coordinate)
+    throw ParseError(path, lines_before + 1, "parse_matrix_market_entries reads coordinate files only");
+  const std::int64_t first = coo.nnz();
+  const std::int64_t found = Reader(path, lines, lines_before).read_coordinate_lines(info, coo);
+  if (expand_symmetry && info.symmetry != Info::Symmetry::General)
+    append_mirror(coo, info.symmetry == Info::Symmetry::SkewSymmetric, first);
+  return found;
 }
 
 }  // namespace tessera::io

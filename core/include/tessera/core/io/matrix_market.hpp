@@ -4,8 +4,10 @@
 // or pattern fields and general, symmetric or skew-symmetric symmetry.
 // Every malformed input raises ParseError ("file:line: what"); sizes that do not
 // fit in int64 raise OverflowError; unreadable files raise IoError.
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tessera/core/coo.hpp"
@@ -51,5 +53,27 @@ void write_matrix_market(const std::string& path, const HostCoo<double>& coo,
 // format. Throws ShapeError when col_major.size() != rows*cols.
 void write_matrix_market_array(const std::string& path, std::int64_t rows, std::int64_t cols,
                                const std::vector<double>& col_major);
+
+// ---- Pieces for readers that split one file between processes (the
+// distributed reader parses a byte range of the entry section on every rank).
+
+struct MatrixMarketHeader {
+  MatrixMarketInfo info;
+  std::size_t entries_offset;         // byte offset of the first line after the size line
+  std::int64_t lines_before_entries;  // lines up to and including the size line
+};
+
+// Parses the banner and the size line at the start of `text` (whole lines from the
+// file's beginning; `path` names the file in errors). Throws ParseError as
+// read_matrix_market does, e.g. when `text` ends before the size line.
+MatrixMarketHeader parse_matrix_market_header(const std::string& path, std::string_view text);
+
+// Parses `lines` (whole lines of the entry section of a coordinate file described
+// by `info`; `lines_before` file lines precede them, for "file:line" messages) and
+// appends the entries, 0-based, to `coo`, then their mirrors for symmetric files
+// when `expand_symmetry`. Returns how many stored entries were parsed; the caller
+// checks the total against info.stored_entries. Throws ParseError.
+std::int64_t parse_matrix_market_entries(const std::string& path, const MatrixMarketInfo& info, std::string_view lines,
+                                         std::int64_t lines_before, bool expand_symmetry, HostCoo<double>& coo);
 
 }  // namespace tessera::io

@@ -25,7 +25,10 @@ void write_text_file(const std::string& path, std::string_view text);
 // the line (parsers treat it as whitespace), so "\r\n" files need no special case.
 class LineCursor {
  public:
-  explicit LineCursor(std::string_view text) : text_(text) {}
+  // `lines_before`: lines of the file that precede `text`, when it is a piece of
+  // a larger file (the distributed reader parses byte ranges), so numbers stay the file's.
+  explicit LineCursor(std::string_view text, std::int64_t lines_before = 0)
+      : text_(text), line_number_(lines_before) {}
 
   // Stores the next line (without its '\n') and returns true, or returns false
   // at the end of the buffer. A final line without '\n' is still a line.
@@ -45,7 +48,7 @@ class LineCursor {
  private:
   std::string_view text_;
   std::size_t pos_ = 0;
-  std::int64_t line_number_ = 0;
+  std::int64_t line_number_;
 };
 
 }  // namespace tessera::io

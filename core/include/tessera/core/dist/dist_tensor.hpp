@@ -1,0 +1,246 @@
+#pragma once
+// DistTensor<T, Enc, Space>: a sparse matrix whose rows are split across the ranks
+// of an MPI communicator in contiguous blocks (by default balanced by nonzeros).
+// Each rank holds its rows as two local tensors of encoding Enc (CSR-like):
+//   diagonal()      (owned rows x owned columns)    columns local to this rank's column block
+//   off_diagonal()  (boundary rows x ghosts)        only the rows that have ghost entries
+//                                                   (boundary_rows()(r) = their local row),
+//                                                   columns numbered by ghost slot
+// plus the ImportPlan saying which ghost columns come from which rank, and the
+// Halo that exchanges them. The column blocks (cols()) say how the x of y = A x
+// is distributed; the row blocks (rows()) how y is.
+//
+// Every function here is collective over comm(); an error on any rank (bad file,
+// bad coordinate, mismatched shape) throws on every rank (collective_error.hpp).
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include "tessera/core/coo.hpp"
+#include "tessera/core/dist/collective_error.hpp"
+#include "tessera/core/dist/halo.hpp"
+#include "tessera/core/dist/import_plan.hpp"
+#include "tessera/core/dist/matrix_market.hpp"
+#include "tessera/core/dist/mpi_datatype.hpp"
+#include "tessera/core/dist/partition.hpp"
+#include "tessera/core/dist/redistribute.hpp"
+#include "tessera/core/tensor.hpp"
+#include "tessera/formats/convert.hpp"
+#include "tessera/formats/encoding.hpp"
+
+namespace tessera::dist {
+
+struct DistOptions {
+  // Row blocks as ranks + 1 offsets; empty: balanced by nonzeros (RowPartition::balanced).
+  std::vector<std::int64_t> row_offsets;
+  // Column blocks (the distribution of x in y = A x); empty: the row blocks for a
+  // square matrix, equal blocks (RowPartition::uniform) otherwise.
+  std::vector<std::int64_t> col_offsets;
+};
+
+template <class T, class Enc = CSR, class Space = Kokkos::DefaultExecutionSpace>
+class DistTensor {
+  static_assert(is_csr_like_v<Enc>, "DistTensor holds CSR-like local tensors ({Dense, Compressed}, row order)");
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "DistTensor values are float or double");
+
+ public:
+  using value_type = T;
+  using encoding_type = Enc;
+  using execution_space = Space;
+  using local_tensor = Tensor<T, Enc, Space>;
+  using row_view = Kokkos::View<std::int64_t*, Kokkos::Device<Space, typename Space::memory_space>>;
+
+  DistTensor() = default;
+
+  // Every rank contributes triplets (global 0-based coordinates) for any rows; the
+  // shapes must agree. Entries go to the ranks owning their rows; duplicates are summed.
+  // The nnz-balanced blocks come from per-row counts summed over all ranks, a vector
+  // of extent(0) integers on every rank; give row_offsets to avoid it.
+  static DistTensor from_coo(MPI_Comm comm, const HostCoo<double>& triplets, const DistOptions& options = {}) {
+    agree_on_errors(comm, [&] { check_triplets(triplets); });
+    require_same_on_all_ranks(comm, triplets.shape[0], "DistTensor::from_coo: row count");
+    require_same_on_all_ranks(comm, triplets.shape[1], "DistTensor::from_coo: column count");
+    const std::int64_t rows = triplets.shape[0], cols = triplets.shape[1];
+    const int ranks = comm_size(comm);
+    RowPartition row_blocks, col_blocks;
+    agree_on_errors(comm, [&] {
+      if (!options.row_offsets.empty()) row_blocks = checked_partition(options.row_offsets, rows, ranks, "row_offsets");
+      if (!options.col_offsets.empty()) col_blocks = checked_partition(options.col_offsets, cols, ranks, "col_offsets");
+    });
+    if (options.row_offsets.empty()) row_blocks = RowPartition::balanced(global_row_counts(comm, triplets, rows), ranks);
+    if (options.col_offsets.empty()) col_blocks = rows == cols ? row_blocks : RowPartition::uniform(cols, ranks);
+    return from_owned_rows(comm, row_blocks, col_blocks, redistribute_rows(comm, row_blocks, triplets));
+  }
+
+  // The whole matrix given on `root` (ignored elsewhere) is split across the ranks.
+  static DistTensor scatter(MPI_Comm comm, const HostCoo<double>& coo, int root = 0, const DistOptions& options = {}) {
+    const bool is_root = comm_rank(comm) == root;
+    agree_on_errors(comm, [&] {
+      if (is_root) check_triplets(coo);
+    });
+    std::int64_t shape[2] = {is_root ? coo.shape[0] : 0, is_root ? coo.shape[1] : 0};
+    MPI_Bcast(shape, 2, MPI_INT64_T, root, comm);
+    if (is_root) return from_coo(comm, coo, options);
+    HostCoo<double> none;
+    none.shape = {shape[0], shape[1]};
+    return from_coo(comm, none, options);
+  }
+
+  // Parallel read: every rank parses a byte range of the file (dist/matrix_market.hpp).
+  static DistTensor read_matrix_market(MPI_Comm comm, const std::string& path, const DistOptions& options = {}) {
+    return from_coo(comm, read_matrix_market_part(comm, path), options);
+  }
+
+  // Building block of the others: `owned` holds only rows this rank owns under
+  // `rows` (global coordinates, duplicates summed); `cols` blocks the columns.
+  static DistTensor from_owned_rows(MPI_Comm comm, RowPartition rows, RowPartition cols, const HostCoo<double>& owned) {
+    DistTensor A;
+    A.comm_ = comm;
+    const int rank = comm_rank(comm);
+    std::vector<std::int64_t> ghosts;
+    agree_on_errors(comm, [&] {
+      check_triplets(owned);
+      const int ranks = comm_size(comm);
+      if (rows.parts() != ranks || cols.parts() != ranks)
+        throw ShapeError("DistTensor: partitions have " + std::to_string(rows.parts()) + " row and " +
+                         std::to_string(cols.parts()) + " column blocks for " + std::to_string(ranks) + " ranks");
+      if (rows.size() != owned.shape[0] || cols.size() != owned.shape[1])
+        throw ShapeError("DistTensor: partitions cover " + std::to_string(rows.size()) + " x " +
+                         std::to_string(cols.size()) + ", the matrix is " + std::to_string(owned.shape[0]) + " x " +
+                         std::to_string(owned.shape[1]));
+      const std::int64_t r0 = rows.begin(rank), c0 = cols.begin(rank), c1 = cols.end(rank);
+      for (std::int64_t n = 0; n < owned.nnz(); ++n) {
+        const std::int64_t i = owned.coords[2 * n], j = owned.coords[2 * n + 1];
+        if (i < r0 || i >= rows.end(rank))
+          throw IndexError("DistTensor: row " + std::to_string(i) + " is not owned by rank " + std::to_string(rank) +
+                           " (rows [" + std::to_string(r0) + ", " + std::to_string(rows.end(rank)) + "))");
+        if (j < c0 || j >= c1) ghosts.push_back(j);
+      }
+      std::sort(ghosts.begin(), ghosts.end());
+      ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
+
+      // Rows with ghost entries, ascending: the off-diagonal part stores only those
+      // (a product over all rows would read and write y once more for nothing).
+      std::vector<std::int64_t> boundary;
+      for (std::int64_t n = 0; n < owned.nnz(); ++n) {
+        const std::int64_t j = owned.coords[2 * n + 1];
+        if (j < c0 || j >= c1) boundary.push_back(owned.coords[2 * n] - r0);
+      }
+      std::sort(boundary.begin(), boundary.end());
+      boundary.erase(std::unique(boundary.begin(), boundary.end()), boundary.end());
+
+      HostCoo<double> diag, offd;
+      diag.shape = {rows.count(rank), cols.count(rank)};
+      offd.shape = {static_cast<std::int64_t>(boundary.size()), static_cast<std::int64_t>(ghosts.size())};
+      for (std::int64_t n = 0; n < owned.nnz(); ++n) {
+        const std::int64_t i = owned.coords[2 * n] - r0, j = owned.coords[2 * n + 1];
+        const auto slot = [](const std::vector<std::int64_t>& sorted, std::int64_t v) {
+          return std::lower_bound(sorted.begin(), sorted.end(), v) - sorted.begin();
+        };
+        const bool local = j >= c0 && j < c1;
+        HostCoo<double>& part = local ? diag : offd;
+        part.coords.push_back(local ? i : slot(boundary, i));
+        part.coords.push_back(local ? j - c0 : slot(ghosts, j));
+        part.values.push_back(owned.values[n]);
+      }
+      A.boundary_rows_ = row_view("tessera::DistTensor::boundary_rows", boundary.size());
+      auto host_rows = Kokkos::create_mirror_view(A.boundary_rows_);
+      for (std::size_t r = 0; r < boundary.size(); ++r) host_rows(r) = boundary[r];
+      Kokkos::deep_copy(A.boundary_rows_, host_rows);
+      A.diag_ = tessera::from_coo<T, Enc, Space>(diag);
+      A.offd_ = tessera::from_coo<T, Enc, Space>(offd);
+    });
+    A.shape_ = {owned.shape[0], owned.shape[1]};
+    A.plan_ = std::make_shared<const ImportPlan>(make_import_plan(comm, cols, std::move(ghosts)));
+    A.rows_ = std::move(rows);
+    A.cols_ = std::move(cols);
+    const std::int64_t local_nnz = A.diag_.nnz() + A.offd_.nnz();
+    MPI_Allreduce(&local_nnz, &A.nnz_, 1, MPI_INT64_T, MPI_SUM, comm);
+    A.halo_ = std::make_shared<Halo<T, Space>>(comm, A.plan_);
+    return A;
+  }
+
+  // This rank's rows with global coordinates (diagonal part first, then off-diagonal).
+  HostCoo<double> owned_coo() const {
+    const int rank = comm_rank(comm_);
+    HostCoo<double> out;
+    out.shape = {shape_[0], shape_[1]};
+    const HostCoo<T> diag = tessera::to_coo(diag_);
+    for (std::int64_t n = 0; n < diag.nnz(); ++n) {
+      out.coords.push_back(diag.coords[2 * n] + rows_.begin(rank));
+      out.coords.push_back(diag.coords[2 * n + 1] + cols_.begin(rank));
+      out.values.push_back(static_cast<double>(diag.values[n]));
+    }
+    const auto boundary = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), boundary_rows_);
+    const HostCoo<T> offd = tessera::to_coo(offd_);
+    for (std::int64_t n = 0; n < offd.nnz(); ++n) {
+      out.coords.push_back(boundary(offd.coords[2 * n]) + rows_.begin(rank));
+      out.coords.push_back(plan_->ghost_cols[offd.coords[2 * n + 1]]);
+      out.values.push_back(static_cast<double>(offd.values[n]));
+    }
+    return out;
+  }
+
+  // The whole matrix on `root` (entries in rank order), an empty one of the same shape elsewhere.
+  HostCoo<double> gather(int root = 0) const { return gather_coo(comm_, owned_coo(), root); }
+
+  MPI_Comm comm() const { return comm_; }
+  const Shape<2>& shape() const { return shape_; }
+  std::int64_t extent(int mode) const { return shape_.at(mode); }
+  std::int64_t nnz() const { return nnz_; }  // stored entries over all ranks
+  const RowPartition& rows() const { return rows_; }
+  const RowPartition& cols() const { return cols_; }
+  const local_tensor& diagonal() const { return diag_; }
+  const local_tensor& off_diagonal() const { return offd_; }
+  // Local row of each row of off_diagonal(), ascending.
+  const row_view& boundary_rows() const { return boundary_rows_; }
+  const ImportPlan& import_plan() const { return *plan_; }
+  // The ghost exchange; kernels start and finish it (shared by copies of this tensor).
+  Halo<T, Space>& halo() const { return *halo_; }
+
+ private:
+  static void check_triplets(const HostCoo<double>& coo) {
+    if (coo.order() != 2) throw ShapeError("DistTensor: expected a matrix (2 modes), got " + std::to_string(coo.order()));
+    if (coo.shape[0] < 0 || coo.shape[1] < 0)
+      throw ShapeError("DistTensor: negative shape " + std::to_string(coo.shape[0]) + " x " +
+                       std::to_string(coo.shape[1]));
+    if (coo.coords.size() != 2 * coo.values.size())
+      throw ShapeError("DistTensor: " + std::to_string(coo.coords.size()) + " coordinates for " +
+                       std::to_string(coo.values.size()) + " values (expected 2 per value)");
+    for (std::int64_t n = 0; n < coo.nnz(); ++n) {
+      const std::int64_t i = coo.coords[2 * n], j = coo.coords[2 * n + 1];
+      if (i < 0 || i >= coo.shape[0] || j < 0 || j >= coo.shape[1])
+        throw IndexError("DistTensor: entry " + std::to_string(n) + " at (" + std::to_string(i) + ", " +
+                         std::to_string(j) + ") is outside the " + std::to_string(coo.shape[0]) + " x " +
+                         std::to_string(coo.shape[1]) + " shape");
+    }
+  }
+
+  static RowPartition checked_partition(const std::vector<std::int64_t>& offsets, std::int64_t extent, int ranks,
+                                        const char* what) {
+    RowPartition p(offsets);
+    if (p.parts() != ranks || p.size() != extent)
+      throw ShapeError(std::string("DistOptions::") + what + ": " + std::to_string(p.parts()) + " blocks covering " +
+                       std::to_string(p.size()) + ", expected " + std::to_string(ranks) + " blocks covering " +
+                       std::to_string(extent));
+    return p;
+  }
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  Shape<2> shape_{0, 0};
+  std::int64_t nnz_ = 0;
+  RowPartition rows_, cols_;
+  local_tensor diag_, offd_;
+  row_view boundary_rows_;
+  std::shared_ptr<const ImportPlan> plan_;
+  std::shared_ptr<Halo<T, Space>> halo_;
+};
+
+}  // namespace tessera::dist

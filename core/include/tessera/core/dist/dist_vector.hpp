@@ -1,0 +1,147 @@
+#pragma once
+// Dense row-distributed vectors and multivectors: rank r holds rows
+// [rows.begin(r), rows.end(r)) of a global (n) vector or (n x k) multivector in a
+// Kokkos View of Space's memory. They are the x and y of the distributed kernels:
+// x follows the column blocks of the matrix (A.cols()), y its row blocks (A.rows()).
+// scatter/gather move whole vectors between one rank (row-major doubles) and all.
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include "tessera/core/dist/collective_error.hpp"
+#include "tessera/core/dist/mpi_datatype.hpp"
+#include "tessera/core/dist/partition.hpp"
+#include "tessera/core/error.hpp"
+
+namespace tessera::dist {
+namespace detail {
+
+// Counts and displacements, in elements, of each rank's rows of a row-major (n x k) array.
+inline void row_block_layout(const RowPartition& rows, std::int64_t k, std::vector<int>& counts,
+                             std::vector<int>& displs) {
+  counts.resize(rows.parts());
+  displs.resize(rows.parts());
+  for (int r = 0; r < rows.parts(); ++r) {
+    counts[r] = mpi_count(rows.count(r) * k, "row-distributed vector");
+    displs[r] = mpi_count(rows.begin(r) * k, "row-distributed vector");
+  }
+}
+
+// Collective: rank r receives rows [rows.begin(r), rows.end(r)) of `global` (row-major
+// n x k, read on `root` only; its size is checked there and the error shared).
+inline std::vector<double> scatter_rows(MPI_Comm comm, const RowPartition& rows, std::int64_t k,
+                                        const std::vector<double>& global, int root) {
+  const int rank = comm_rank(comm);
+  agree_on_errors(comm, [&] {
+    if (rows.parts() != comm_size(comm))
+      throw ShapeError("scatter: partition has " + std::to_string(rows.parts()) + " blocks for " +
+                       std::to_string(comm_size(comm)) + " ranks");
+    if (rank == root && static_cast<std::int64_t>(global.size()) != rows.size() * k)
+      throw ShapeError("scatter: " + std::to_string(global.size()) + " values for " + std::to_string(rows.size()) +
+                       " x " + std::to_string(k));
+  });
+  std::vector<int> counts, displs;
+  row_block_layout(rows, k, counts, displs);
+  std::vector<double> local(static_cast<std::size_t>(rows.count(rank) * k));
+  MPI_Scatterv(global.data(), counts.data(), displs.data(), MPI_DOUBLE, local.data(), counts[rank], MPI_DOUBLE, root,
+               comm);
+  return local;
+}
+
+// Collective inverse of scatter_rows: the whole row-major array on `root`, empty elsewhere.
+inline std::vector<double> gather_rows(MPI_Comm comm, const RowPartition& rows, std::int64_t k,
+                                       const std::vector<double>& local, int root) {
+  const int rank = comm_rank(comm);
+  std::vector<int> counts, displs;
+  row_block_layout(rows, k, counts, displs);
+  std::vector<double> global(rank == root ? static_cast<std::size_t>(rows.size() * k) : 0);
+  MPI_Gatherv(local.data(), counts[rank], MPI_DOUBLE, global.data(), counts.data(), displs.data(), MPI_DOUBLE, root,
+              comm);
+  return global;
+}
+
+}  // namespace detail
+
+template <class T, class Space = Kokkos::DefaultExecutionSpace>
+class DistMultiVector {
+ public:
+  using device_type = Kokkos::Device<Space, typename Space::memory_space>;
+  using view_type = Kokkos::View<T**, Kokkos::LayoutRight, device_type>;  // (local rows, k)
+
+  DistMultiVector() = default;
+  // Zero-filled (rows.size() x k), this rank's block allocated.
+  DistMultiVector(MPI_Comm comm, RowPartition rows, std::int64_t k)
+      : comm_(comm), rows_(std::move(rows)), local_("tessera::DistMultiVector", rows_.count(comm_rank(comm)), k) {}
+
+  // Collective: `global` (row-major rows.size() x k) given on `root` is split by `rows`.
+  static DistMultiVector scatter(MPI_Comm comm, RowPartition rows, std::int64_t k, const std::vector<double>& global,
+                                 int root = 0) {
+    const std::vector<double> mine = detail::scatter_rows(comm, rows, k, global, root);
+    DistMultiVector v(comm, std::move(rows), k);
+    auto host = Kokkos::create_mirror_view(v.local_);
+    for (std::size_t e = 0; e < mine.size(); ++e) host.data()[e] = static_cast<T>(mine[e]);
+    Kokkos::deep_copy(v.local_, host);
+    return v;
+  }
+
+  // Collective: the whole multivector (row-major) on `root`, empty elsewhere.
+  std::vector<double> gather(int root = 0) const {
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local_);
+    std::vector<double> mine(host.data(), host.data() + host.size());
+    return detail::gather_rows(comm_, rows_, columns(), mine, root);
+  }
+
+  MPI_Comm comm() const { return comm_; }
+  const RowPartition& rows() const { return rows_; }
+  std::int64_t columns() const { return static_cast<std::int64_t>(local_.extent(1)); }
+  const view_type& local() const { return local_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  RowPartition rows_;
+  view_type local_;
+};
+
+template <class T, class Space = Kokkos::DefaultExecutionSpace>
+class DistVector {
+ public:
+  using device_type = Kokkos::Device<Space, typename Space::memory_space>;
+  using view_type = Kokkos::View<T*, device_type>;  // (local rows), contiguous
+
+  DistVector() = default;
+  // Zero-filled, this rank's block allocated.
+  DistVector(MPI_Comm comm, RowPartition rows)
+      : comm_(comm), rows_(std::move(rows)), local_("tessera::DistVector", rows_.count(comm_rank(comm))) {}
+
+  // Collective: `global` (rows.size() values) given on `root` is split by `rows`.
+  static DistVector scatter(MPI_Comm comm, RowPartition rows, const std::vector<double>& global, int root = 0) {
+    const std::vector<double> mine = detail::scatter_rows(comm, rows, 1, global, root);
+    DistVector v(comm, std::move(rows));
+    auto host = Kokkos::create_mirror_view(v.local_);
+    for (std::size_t e = 0; e < mine.size(); ++e) host(e) = static_cast<T>(mine[e]);
+    Kokkos::deep_copy(v.local_, host);
+    return v;
+  }
+
+  // Collective: the whole vector on `root`, empty elsewhere.
+  std::vector<double> gather(int root = 0) const {
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local_);
+    std::vector<double> mine(host.data(), host.data() + host.size());
+    return detail::gather_rows(comm_, rows_, 1, mine, root);
+  }
+
+  MPI_Comm comm() const { return comm_; }
+  const RowPartition& rows() const { return rows_; }
+  const view_type& local() const { return local_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  RowPartition rows_;
+  view_type local_;
+};
+
+}  // namespace tessera::dist

@@ -1,0 +1,110 @@
+#pragma once
+// Halo<T, Space>: the ghost-row exchange of a row-distributed (multi)vector,
+// following an ImportPlan, with non-blocking MPI so that callers overlap it with
+// local work:
+//
+//   halo.start(space, owned);   // pack the rows others need, post MPI_Irecv/MPI_Isend
+//   ...interior work...
+//   auto ghosts = halo.finish(space);   // MPI_Waitall; (ghosts x k) rows in Space's memory
+//
+// Device memory goes through host staging buffers unless the MPI library is
+// CUDA-aware (cuda_aware.hpp), in which case device buffers are handed to MPI.
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include "tessera/core/dist/cuda_aware.hpp"
+#include "tessera/core/dist/import_plan.hpp"
+#include "tessera/core/dist/mpi_datatype.hpp"
+
+namespace tessera::dist {
+
+template <class T, class Space>
+class Halo {
+ public:
+  using device_type = Kokkos::Device<Space, typename Space::memory_space>;
+  using block_view = Kokkos::View<T**, Kokkos::LayoutRight, device_type>;
+  using const_block_view = Kokkos::View<const T**, Kokkos::LayoutRight, device_type>;
+
+  Halo(MPI_Comm comm, std::shared_ptr<const ImportPlan> plan)
+      : comm_(comm),
+        plan_(std::move(plan)),
+        staged_(!Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible &&
+                !mpi_is_cuda_aware()) {
+    send_indices_ = Kokkos::View<std::int64_t*, device_type>("tessera::Halo::send_indices", plan_->sends());
+    auto host = Kokkos::create_mirror_view(send_indices_);
+    for (std::int64_t s = 0; s < plan_->sends(); ++s) host(s) = plan_->send_indices[s];
+    Kokkos::deep_copy(send_indices_, host);
+  }
+
+  // True when this rank neither sends nor receives anything.
+  bool idle() const { return plan_->ghosts() == 0 && plan_->sends() == 0; }
+  bool staged() const { return staged_; }
+
+  // owned: (local rows x k). Packs, then posts every receive and send and returns.
+  void start(const Space& space, const const_block_view& owned) {
+    const std::int64_t k = static_cast<std::int64_t>(owned.extent(1));
+    reserve(k);
+    const auto indices = send_indices_;
+    const auto send = send_;
+    const std::int64_t sends = plan_->sends();
+    Kokkos::parallel_for(
+        "tessera::Halo::pack", Kokkos::RangePolicy<Space>(space, 0, sends * k), KOKKOS_LAMBDA(const std::int64_t e) {
+          send(e / k, e % k) = owned(indices(e / k), e % k);
+        });
+    space.fence();  // MPI reads the buffer from the host side
+    if (staged_) Kokkos::deep_copy(send_host_, send_);
+    T* const send_data = staged_ ? send_host_.data() : send_.data();
+    T* const ghost_data = staged_ ? ghosts_host_.data() : ghosts_.data();
+    requests_.assign(plan_->recv_ranks.size() + plan_->send_ranks.size(), MPI_REQUEST_NULL);
+    std::size_t r = 0;
+    for (std::size_t q = 0; q < plan_->recv_ranks.size(); ++q, ++r) {
+      const std::int64_t from = plan_->recv_offsets[q] * k;
+      MPI_Irecv(ghost_data + from, mpi_count(plan_->recv_offsets[q + 1] * k - from, "halo receive"),
+                mpi_datatype<T>(), plan_->recv_ranks[q], kTag, comm_, &requests_[r]);
+    }
+    for (std::size_t q = 0; q < plan_->send_ranks.size(); ++q, ++r) {
+      const std::int64_t from = plan_->send_offsets[q] * k;
+      MPI_Isend(send_data + from, mpi_count(plan_->send_offsets[q + 1] * k - from, "halo send"), mpi_datatype<T>(),
+                plan_->send_ranks[q], kTag, comm_, &requests_[r]);
+    }
+  }
+
+  // Completes the exchange started last; returns (ghosts x k) in Space's memory.
+  block_view finish(const Space& space) {
+    MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    requests_.clear();
+    if (staged_) Kokkos::deep_copy(space, ghosts_, ghosts_host_);
+    return ghosts_;
+  }
+
+ private:
+  static constexpr int kTag = 7301;
+
+  // Buffers sized for k columns; kept between calls.
+  void reserve(std::int64_t k) {
+    if (k == columns_) return;
+    columns_ = k;
+    send_ = block_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::Halo::send"), plan_->sends(), k);
+    ghosts_ = block_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::Halo::ghosts"), plan_->ghosts(), k);
+    if (staged_) {
+      send_host_ = Kokkos::create_mirror_view(send_);
+      ghosts_host_ = Kokkos::create_mirror_view(ghosts_);
+    }
+  }
+
+  MPI_Comm comm_;
+  std::shared_ptr<const ImportPlan> plan_;
+  bool staged_;
+  std::int64_t columns_ = -1;  // k the buffers are sized for
+  Kokkos::View<std::int64_t*, device_type> send_indices_;
+  block_view send_, ghosts_;
+  typename block_view::HostMirror send_host_, ghosts_host_;
+  std::vector<MPI_Request> requests_;
+};
+
+}  // namespace tessera::dist

@@ -1,0 +1,98 @@
+// COO triplets between ranks: counting by owner, then one MPI_Alltoallv per array.
+#include "tessera/core/dist/redistribute.hpp"
+
+#include <string>
+
+#include "tessera/core/dist/mpi_datatype.hpp"
+
+namespace tessera::dist {
+namespace {
+
+std::vector<int> displacements(const std::vector<int>& counts, const char* what) {
+  std::vector<int> displs(counts.size(), 0);
+  std::int64_t sum = 0;
+  for (std::size_t q = 0; q < counts.size(); ++q) {
+    displs[q] = mpi_count(sum, what);
+    sum += counts[q];
+  }
+  mpi_count(sum, what);
+  return displs;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> global_row_counts(MPI_Comm comm, const HostCoo<double>& coo, std::int64_t rows) {
+  std::vector<std::int64_t> local(static_cast<std::size_t>(rows), 0), total(local.size(), 0);
+  for (std::int64_t n = 0; n < coo.nnz(); ++n) ++local[coo.coords[2 * n]];
+  MPI_Allreduce(local.data(), total.data(), mpi_count(rows, "row counts"), MPI_INT64_T, MPI_SUM, comm);
+  return total;
+}
+
+HostCoo<double> redistribute_rows(MPI_Comm comm, const RowPartition& rows, const HostCoo<double>& coo) {
+  const int ranks = comm_size(comm);
+  std::vector<int> send(ranks, 0);
+  std::vector<int> owner(static_cast<std::size_t>(coo.nnz()));
+  for (std::int64_t n = 0; n < coo.nnz(); ++n) {
+    owner[n] = rows.owner(coo.coords[2 * n]);
+    ++send[owner[n]];
+  }
+  std::vector<int> send_displs = displacements(send, "redistribute_rows");
+  std::vector<double> values(coo.values.size());
+  std::vector<std::int64_t> coords(coo.coords.size());
+  {
+    std::vector<int> next = send_displs;
+    for (std::int64_t n = 0; n < coo.nnz(); ++n) {
+      const int slot = next[owner[n]]++;
+      values[slot] = coo.values[n];
+      coords[2 * slot] = coo.coords[2 * n];
+      coords[2 * slot + 1] = coo.coords[2 * n + 1];
+    }
+  }
+  std::vector<int> recv(ranks, 0);
+  MPI_Alltoall(send.data(), 1, MPI_INT, recv.data(), 1, MPI_INT, comm);
+  std::vector<int> recv_displs = displacements(recv, "redistribute_rows");
+
+  HostCoo<double> out;
+  out.shape = coo.shape;
+  const std::size_t received = static_cast<std::size_t>(recv_displs.back()) + recv.back();
+  out.values.resize(received);
+  out.coords.resize(2 * received);
+  MPI_Alltoallv(values.data(), send.data(), send_displs.data(), MPI_DOUBLE, out.values.data(), recv.data(),
+                recv_displs.data(), MPI_DOUBLE, comm);
+  // Coordinates travel as pairs: counts and displacements in pairs too.
+  for (int q = 0; q < ranks; ++q) {
+    send[q] = mpi_count(2 * static_cast<std::int64_t>(send[q]), "redistribute_rows");
+    send_displs[q] = mpi_count(2 * static_cast<std::int64_t>(send_displs[q]), "redistribute_rows");
+    recv[q] = mpi_count(2 * static_cast<std::int64_t>(recv[q]), "redistribute_rows");
+    recv_displs[q] = mpi_count(2 * static_cast<std::int64_t>(recv_displs[q]), "redistribute_rows");
+  }
+  MPI_Alltoallv(coords.data(), send.data(), send_displs.data(), MPI_INT64_T, out.coords.data(), recv.data(),
+                recv_displs.data(), MPI_INT64_T, comm);
+  return out;
+}
+
+HostCoo<double> gather_coo(MPI_Comm comm, const HostCoo<double>& coo, int root) {
+  const int ranks = comm_size(comm);
+  const bool is_root = comm_rank(comm) == root;
+  int mine = mpi_count(coo.nnz(), "gather_coo");
+  std::vector<int> counts(is_root ? ranks : 0);
+  MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm);
+  std::vector<int> displs = is_root ? displacements(counts, "gather_coo") : std::vector<int>();
+
+  HostCoo<double> out;
+  out.shape = coo.shape;
+  const std::size_t total = is_root && ranks > 0 ? static_cast<std::size_t>(displs.back()) + counts.back() : 0;
+  out.values.resize(total);
+  out.coords.resize(2 * total);
+  MPI_Gatherv(coo.values.data(), mine, MPI_DOUBLE, out.values.data(), counts.data(), displs.data(), MPI_DOUBLE, root,
+              comm);
+  for (int q = 0; q < static_cast<int>(counts.size()); ++q) {
+    counts[q] = mpi_count(2 * static_cast<std::int64_t>(counts[q]), "gather_coo");
+    displs[q] = mpi_count(2 * static_cast<std::int64_t>(displs[q]), "gather_coo");
+  }
+  MPI_Gatherv(coo.coords.data(), mpi_count(2 * static_cast<std::int64_t>(mine), "gather_coo"), MPI_INT64_T, out.coords.data(), counts.data(), displs.data(), MPI_INT64_T,
+              root, comm);
+  return out;
+}
+
+}  // namespace tessera::dist

@@ -1,0 +1,48 @@
+#pragma once
+// tessera::dist::spmm — C = alpha * A * B + beta * C for a row-distributed A and
+// row-distributed dense multivectors B (A.cols() blocks) and C (A.rows() blocks).
+// Same scheme as dist::spmv: the halo exchange of B's ghost rows overlaps the
+// diagonal block's product; the off-diagonal block (boundary rows only) then adds
+// its part. Each local
+// product is tessera::spmm with `opts` (so TCA-SpMM on Kokkos::Cuda when chosen).
+// Collective over A.comm().
+#include <Kokkos_Core.hpp>
+
+#include "tessera/core/dist/dist_tensor.hpp"
+#include "tessera/core/dist/dist_vector.hpp"
+#include "tessera/kernels/dist/dist_spmv.hpp"
+#include "tessera/kernels/spmm/spmm.hpp"
+
+namespace tessera::dist {
+
+template <class T, class Enc, class Space>
+void spmm(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const DistMultiVector<T, Space>& B, T beta,
+          const DistMultiVector<T, Space>& C, const SpmmOptions& opts = {}) {
+  detail::require_same_blocks("dist::spmm", "B", B.rows(), A.cols());
+  detail::require_same_blocks("dist::spmm", "C", C.rows(), A.rows());
+  if (B.columns() != C.columns())
+    throw ShapeError("dist::spmm: B has " + std::to_string(B.columns()) + " columns, C has " +
+                     std::to_string(C.columns()));
+  Kokkos::Profiling::pushRegion("tessera::dist::spmm");
+  auto& halo = A.halo();
+  halo.start(space, B.local());
+  tessera::spmm(space, alpha, A.diagonal(), B.local(), beta, C.local(), opts);
+  const auto ghosts = halo.finish(space);
+  if (A.off_diagonal().nnz() > 0) {
+    const typename DistMultiVector<T, Space>::view_type t(
+        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tessera::dist::spmm::boundary"),
+        A.off_diagonal().extent(0), C.columns());
+    tessera::spmm(space, alpha, A.off_diagonal(), ghosts, T(0), t, opts);
+    detail::add_to_rows(space, A.boundary_rows(), t, C.local());
+  }
+  Kokkos::Profiling::popRegion();
+}
+
+// Runs on a default-constructed instance of A's execution space.
+template <class T, class Enc, class Space>
+void spmm(T alpha, const DistTensor<T, Enc, Space>& A, const DistMultiVector<T, Space>& B, T beta,
+          const DistMultiVector<T, Space>& C, const SpmmOptions& opts = {}) {
+  spmm(Space(), alpha, A, B, beta, C, opts);
+}
+
+}  // namespace tessera::dist

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Strong scaling of the distributed SpMV/SpMM against PETSc (MatMult, MatMatMult) on
+# the same matrix and ranks in the same run: a generated 3-D Poisson 7-point matrix
+# (N^3 rows, ~7 N^3 nonzeros; N = 120 gives 1.73 M rows, 12.0 M nonzeros) and a real
+# matrix. One OpenMP thread per rank (pure MPI, as PETSc runs). Writes
+# perf_tests/results/dist_spmv_spmm_host.md.
+#   perf_tests/run_dist.sh [build-dir]
+# Environment: RANKS (default "1 2"), GRID (120), MATRIX (wave), K (16), REPS (20), RUNS (5).
+set -euo pipefail
+export OMP_NUM_THREADS=1  # one thread per rank: pure MPI scaling
+source "$(dirname "$0")/bench_env.sh" dist_spmv_bench "${1:-}"
+ranks=${RANKS:-1 2} grid=${GRID:-120} matrix=${MATRIX:-wave} k=${K:-16}
+flags=(--k "$k" --reps "${REPS:-20}" --runs "${RUNS:-5}")
+# OpenMPI refuses root and more ranks than cores unless told (see scripts/test.sh).
+if [[ $EUID -eq 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+export OMPI_MCA_rmaps_base_oversubscribe=${OMPI_MCA_rmaps_base_oversubscribe:-1}
+
+rows=$(mktemp)
+trap 'rm -f "$rows"' EXIT
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+for input in "--poisson $grid" "$TESSERA_DATA_DIR/matrices/$matrix.mtx.gz"; do
+  for p in $ranks; do
+    echo "==> mpiexec -n $p dist_spmv_bench $input ${flags[*]}" >&2
+    # shellcheck disable=SC2086  # $input is two words for the Poisson case
+    mpiexec -n "$p" "$bench" $input "${flags[@]}" | tee -a "$rows" >&2
+  done
+done
+
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+commit=$(git -C "$repo" rev-parse --short=12 HEAD)
+git -C "$repo" diff --quiet HEAD -- . ':!perf_tests/results' || commit="$commit (with uncommitted changes)"
+out=$repo/perf_tests/results/dist_spmv_spmm_host.md
+{
+  echo "# Distributed SpMV / SpMM strong scaling: Tessera (dist::spmv, dist::spmm) vs PETSc $(pkg-config --modversion PETSc 2>/dev/null || echo '?') (MatMult, MatMatMult MPIAIJ x MPIDENSE)"
+  echo
+  echo "- CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1) ($(getconf _NPROCESSORS_ONLN) logical CPUs, load average (1, 5, 15 min) $load_start before the runs, $load_end after), 1 OpenMP thread per rank, Open MPI $(mpiexec --version 2>/dev/null | head -1 | awk '{print $NF}')"
+  echo "- date: $(date -u +%Y-%m-%dT%H:%M:%S+00:00)"
+  echo "- commit: $commit"
+  echo "- time: ms per call, slowest rank, median of ${RUNS:-5} batches of ${REPS:-20} calls; PETSc ratio = PETSc time / Tessera time (> 1: Tessera faster)"
+  echo "- efficiency: t(1 rank) / (ranks x t(ranks)), same library; max |diff|: largest difference between the two libraries' results"
+  echo "- SpMM: B and C with k = $k columns; PETSc: MatMatMult(MPIAIJ, MPIDENSE, MAT_REUSE_MATRIX)"
+  echo
+  grep '^<!--' "$rows" | sed 's/^<!-- \(.*\) -->$/- \1/' | sort -u
+  echo
+  echo "| matrix | ranks | op | Tessera ms | PETSc ms | PETSc / Tessera | max abs diff | Tessera efficiency | PETSc efficiency |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  python3 - "$rows" <<'PY'
+import sys
+rows = [l.strip() for l in open(sys.argv[1]) if l.startswith('|')]
+base = {}
+for l in rows:
+    c = [x.strip() for x in l.strip('|').split('|')]
+    if c[1] == '1':
+        base[(c[0], c[2])] = (float(c[3]), float(c[4]) if c[4] != '-' else None)
+for l in rows:
+    c = [x.strip() for x in l.strip('|').split('|')]
+    p, t, pt = int(c[1]), float(c[3]), (float(c[4]) if c[4] != '-' else None)
+    b = base.get((c[0], c[2]))
+    eff = lambda t1, tp: '%.0f%%' % (100 * t1 / (p * tp)) if t1 and tp else '-'
+    print('| ' + ' | '.join(c + [eff(b[0], t) if b else '-', eff(b[1], pt) if b else '-']) + ' |')
+PY
+} > "$out"
+echo "==> table written to $out" >&2
+cat "$out"

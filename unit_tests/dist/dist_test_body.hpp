@@ -1,0 +1,435 @@
+#pragma once
+// Shared body of the distributed tests (run under mpiexec with 1 to 4 ranks); a
+// per-backend file defines TestSpaces. Every distributed result is gathered on rank
+// 0 and compared with the single-process kernel on the same data there; the
+// partitions include ranks owning no rows and matrices with fewer rows than ranks.
+// Outputs are poisoned with NaN before every beta == 0 run.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <unistd.h>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tessera/core/io/text_file.hpp"
+#include "tessera/dist.hpp"
+#include "tessera/tessera.hpp"
+#include "tessera_test/compare.hpp"
+#include "tessera_test/data.hpp"
+#include "tessera_test/random_coo.hpp"
+
+namespace {
+
+using tessera::CSR;
+using tessera::HostCoo;
+using tessera::dist::DistMultiVector;
+using tessera::dist::DistOptions;
+using tessera::dist::DistTensor;
+using tessera::dist::DistVector;
+using tessera::dist::RowPartition;
+using Host = Kokkos::DefaultHostExecutionSpace;
+
+MPI_Comm world() { return MPI_COMM_WORLD; }
+int rank() { return tessera::dist::comm_rank(world()); }
+int ranks() { return tessera::dist::comm_size(world()); }
+
+// A representative set of the real matrices: symmetric, general, pattern, integer,
+// rectangular both ways, dense-ish.
+std::vector<std::string> some_real_matrices() {
+  std::vector<std::string> paths;
+  for (const char* name : {"west0497", "bcsstk13", "cage10", "uk", "lp_fit2p", "Franz6_id1959_aug", "mbeacxc", "176bit"})
+    paths.push_back(tessera_test::real_matrix(name));
+  return paths;
+}
+
+// Row blocks in which rank 1 (when there is one) owns nothing: the others share the rows.
+std::vector<std::int64_t> offsets_with_empty_rank(std::int64_t n) {
+  const int p = ranks();
+  if (p == 1) return {0, n};
+  std::vector<std::int64_t> offsets = RowPartition::uniform(n, p - 1).offsets();
+  offsets.insert(offsets.begin() + 1, offsets[1]);
+  return offsets;
+}
+
+// Summed duplicates, sorted by (row, column): the canonical form to compare matrices.
+std::vector<std::tuple<std::int64_t, std::int64_t, double>> canonical(const HostCoo<double>& coo) {
+  const HostCoo<double> c = tessera::to_coo(tessera::from_coo<double, CSR, Host>(coo));
+  std::vector<std::tuple<std::int64_t, std::int64_t, double>> out;
+  for (std::int64_t n = 0; n < c.nnz(); ++n) out.emplace_back(c.coords[2 * n], c.coords[2 * n + 1], c.values[n]);
+  return out;
+}
+
+// Entry-wise comparison; an entry may differ by tol * (|want| + bound), where bound
+// (same structure as want when given) is the magnitude of the terms summed into it.
+void expect_same_matrix(const HostCoo<double>& got, const HostCoo<double>& want, double tol, const std::string& what,
+                        const HostCoo<double>* bound = nullptr) {
+  SCOPED_TRACE(what);
+  EXPECT_EQ(got.shape, want.shape);
+  const auto g = canonical(got), w = canonical(want);
+  const auto b = bound ? canonical(*bound) : w;
+  ASSERT_EQ(g.size(), w.size());
+  ASSERT_EQ(b.size(), w.size());
+  for (std::size_t n = 0; n < g.size(); ++n) {
+    ASSERT_EQ(std::get<0>(g[n]), std::get<0>(w[n])) << "entry " << n;
+    ASSERT_EQ(std::get<1>(g[n]), std::get<1>(w[n])) << "entry " << n;
+    const double scale = std::fabs(std::get<2>(w[n])) + (bound ? std::get<2>(b[n]) : 1.0);
+    EXPECT_NEAR(std::get<2>(g[n]), std::get<2>(w[n]), tol * scale) << "entry " << n;
+  }
+}
+
+// Every rank must see the same HostCoo on root only: the test cases are
+// generated identically everywhere, so each rank can hold them.
+std::vector<tessera_test::MatrixCase> all_cases() {
+  std::vector<tessera_test::MatrixCase> cases = tessera_test::edge_case_matrices(71);
+  cases.push_back({"three_rows_3x9", tessera_test::random_coo({3, 9}, 12, 72)});  // fewer rows than 4 ranks
+  return cases;
+}
+
+std::int64_t longest_row(const HostCoo<double>& coo) {
+  std::vector<std::int64_t> count(coo.shape[0], 0);
+  std::int64_t longest = 0;
+  for (std::int64_t n = 0; n < coo.nnz(); ++n) longest = std::max(longest, ++count[coo.coords[2 * n]]);
+  return longest;
+}
+
+// A path every rank agrees on, in a folder rank 0 creates (and removes at the end).
+class SharedTempDir {
+ public:
+  SharedTempDir() {
+    long id = static_cast<long>(getpid());
+    MPI_Bcast(&id, 1, MPI_LONG, 0, world());
+    dir_ = std::filesystem::temp_directory_path() / ("tessera_dist_test_" + std::to_string(id));
+    if (rank() == 0) std::filesystem::create_directories(dir_);
+    MPI_Barrier(world());
+  }
+  ~SharedTempDir() {
+    MPI_Barrier(world());
+    if (rank() == 0) std::filesystem::remove_all(dir_);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  // Rank 0 writes `text`; every rank returns after it is there.
+  std::string write(const std::string& name, const std::string& text) const {
+    if (rank() == 0) tessera::io::write_text_file(path(name), text);
+    MPI_Barrier(world());
+    return path(name);
+  }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+template <class Space>
+class Dist : public ::testing::Test {};
+TYPED_TEST_SUITE(Dist, TestSpaces);
+
+// ------------------------------------------------------------------ partitions
+
+TEST(DistPartition, BalancedByNonzerosAndEdgeCases) {
+  // Weights nnz+1: rows 0..3 weigh 1, 9, 1, 9 -> total 20, two halves of 10.
+  const RowPartition p = RowPartition::balanced({0, 8, 0, 8}, 2);
+  EXPECT_EQ(p.offsets(), (std::vector<std::int64_t>{0, 2, 4}));
+  // Fewer rows than parts: every row gets a part, the rest are empty.
+  const RowPartition q = RowPartition::balanced({5, 5}, 4);
+  EXPECT_EQ(q.parts(), 4);
+  EXPECT_EQ(q.size(), 2);
+  for (int r = 0; r < 4; ++r) EXPECT_LE(q.count(r), 1);
+  EXPECT_EQ(RowPartition::balanced({}, 3).offsets(), (std::vector<std::int64_t>{0, 0, 0, 0}));
+  const RowPartition u({0, 3, 3, 7});
+  EXPECT_EQ(u.owner(0), 0);
+  EXPECT_EQ(u.owner(3), 2);
+  EXPECT_EQ(u.owner(6), 2);
+  EXPECT_EQ(RowPartition::uniform(10, 4).offsets(), (std::vector<std::int64_t>{0, 3, 6, 8, 10}));
+  EXPECT_THROW(RowPartition({1, 2}), tessera::ShapeError);
+  EXPECT_THROW(RowPartition({0, 5, 4}), tessera::ShapeError);
+}
+
+// ------------------------------------------------------------------ construction
+
+TYPED_TEST(Dist, ScatterGatherRoundTripAndOwnership) {
+  for (const auto& c : all_cases()) {
+    for (bool empty_rank : {false, true}) {
+      SCOPED_TRACE(c.name + (empty_rank ? " with an empty rank" : ""));
+      DistOptions opts;
+      if (empty_rank) opts.row_offsets = offsets_with_empty_rank(c.coo.shape[0]);
+      // Only rank 0's matrix counts: the others pass nothing.
+      const HostCoo<double> mine = rank() == 0 ? c.coo : HostCoo<double>{};
+      const auto A = DistTensor<double, CSR, TypeParam>::scatter(world(), mine, 0, opts);
+      EXPECT_EQ(A.extent(0), c.coo.shape[0]);
+      EXPECT_EQ(A.extent(1), c.coo.shape[1]);
+      EXPECT_EQ(A.nnz(), static_cast<std::int64_t>(canonical(c.coo).size()));
+      if (empty_rank) EXPECT_EQ(A.rows().offsets(), opts.row_offsets);
+      EXPECT_EQ(A.diagonal().extent(0), A.rows().count(rank()));
+      EXPECT_EQ(A.diagonal().extent(1), A.cols().count(rank()));
+      EXPECT_EQ(A.off_diagonal().extent(1), A.import_plan().ghosts());
+      EXPECT_EQ(A.off_diagonal().extent(0), static_cast<std::int64_t>(A.boundary_rows().extent(0)));
+      const HostCoo<double> all = A.gather(0);
+      if (rank() == 0) expect_same_matrix(all, c.coo, 1e-14, "gathered");
+    }
+  }
+}
+
+TYPED_TEST(Dist, TripletsFromAnyRankAreRedistributed) {
+  for (const auto& c : all_cases()) {
+    SCOPED_TRACE(c.name);
+    // Rank r contributes entries n = r, r + ranks, ...: rows scattered over all ranks.
+    HostCoo<double> mine;
+    mine.shape = c.coo.shape;
+    for (std::int64_t n = rank(); n < c.coo.nnz(); n += ranks()) {
+      mine.coords.push_back(c.coo.coords[2 * n]);
+      mine.coords.push_back(c.coo.coords[2 * n + 1]);
+      mine.values.push_back(c.coo.values[n]);
+    }
+    const auto A = DistTensor<double, CSR, TypeParam>::from_coo(world(), mine);
+    const HostCoo<double> all = A.gather(0);
+    if (rank() == 0) expect_same_matrix(all, c.coo, 1e-14, "gathered");
+  }
+}
+
+TYPED_TEST(Dist, ParallelReadMatchesSerialReader) {
+  SharedTempDir tmp;
+  for (const auto& path : some_real_matrices()) {
+    SCOPED_TRACE(path);
+    const HostCoo<double> serial = tessera::io::read_matrix_market(path);
+    // gzip (every rank decompresses, parses its range) and plain (read by range).
+    const std::string plain = tmp.write("plain.mtx", tessera::io::read_text_file(path));
+    for (const std::string& file : {path, plain}) {
+      tessera::io::MatrixMarketInfo info{};
+      const HostCoo<double> part = tessera::dist::read_matrix_market_part(world(), file, &info);
+      EXPECT_EQ(info.rows, serial.shape[0]);
+      const HostCoo<double> all = tessera::dist::gather_coo(world(), part, 0);
+      if (rank() == 0) {
+        // Same entries in the same multiset (parts come back in rank order = file order).
+        EXPECT_EQ(all.nnz(), serial.nnz());
+        expect_same_matrix(all, serial, 1e-15, file);
+      }
+      const auto A = DistTensor<double, CSR, TypeParam>::read_matrix_market(world(), file);
+      const HostCoo<double> gathered = A.gather(0);
+      if (rank() == 0) expect_same_matrix(gathered, serial, 1e-14, file + " as DistTensor");
+    }
+  }
+}
+
+TYPED_TEST(Dist, ParallelReadOfTinyAndOddFiles) {
+  SharedTempDir tmp;
+  // Fewer entries than ranks, long comments, CRLF, no final newline.
+  const std::string text =
+      "%%MatrixMarket matrix coordinate real general\r\n% a comment\r\n%\r\n\r\n3 4 2\r\n1 4 2.5\r\n3 1 -1";
+  const auto A = DistTensor<double, CSR, TypeParam>::read_matrix_market(world(), tmp.write("tiny.mtx", text));
+  const HostCoo<double> all = A.gather(0);
+  if (rank() == 0) {
+    HostCoo<double> want;
+    want.shape = {3, 4};
+    want.coords = {0, 3, 2, 0};
+    want.values = {2.5, -1.0};
+    expect_same_matrix(all, want, 0, "tiny");
+  }
+  const auto E = DistTensor<double, CSR, TypeParam>::read_matrix_market(
+      world(), tmp.write("empty.mtx", "%%MatrixMarket matrix coordinate real symmetric\n5 5 0\n"));
+  EXPECT_EQ(E.nnz(), 0);
+  EXPECT_EQ(E.extent(0), 5);
+}
+
+// ------------------------------------------------------------------ errors on one rank
+
+TYPED_TEST(Dist, BadLineOnOneRankThrowsParseErrorEverywhere) {
+  SharedTempDir tmp;
+  // 40 entries, the 38th malformed: it lies in the last rank's byte range.
+  std::string text = "%%MatrixMarket matrix coordinate real general\n40 40 40\n";
+  for (int n = 1; n <= 40; ++n) text += std::to_string(n) + " " + std::to_string(n) + (n == 38 ? " x1\n" : " 1.0\n");
+  const std::string file = tmp.write("bad.mtx", text);
+  try {
+    DistTensor<double, CSR, TypeParam>::read_matrix_market(world(), file);
+    ADD_FAILURE() << "no exception on rank " << rank();
+  } catch (const tessera::ParseError& e) {
+    EXPECT_EQ(e.line(), 40) << e.what();  // banner, size line, then entry 38
+    EXPECT_EQ(e.file(), file);
+    EXPECT_NE(std::string(e.what()).find("invalid value 'x1'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("rank " + std::to_string(ranks() - 1)), std::string::npos) << e.what();
+  }
+  // Fewer entries than declared: found by the collective count.
+  const std::string short_file =
+      tmp.write("short.mtx", "%%MatrixMarket matrix coordinate real general\n4 4 5\n1 1 1\n2 2 2\n");
+  EXPECT_THROW(DistTensor<double>::read_matrix_market(world(), short_file), tessera::ParseError);
+  // A file that does not exist (the same on every rank) and a bad banner.
+  EXPECT_THROW(DistTensor<double>::read_matrix_market(world(), tmp.path("missing.mtx")), tessera::IoError);
+  EXPECT_THROW(DistTensor<double>::read_matrix_market(world(), tmp.write("banner.mtx", "%%MatrixMarket tensor\n")),
+               tessera::ParseError);
+}
+
+TYPED_TEST(Dist, BadInputOnOneRankThrowsEverywhere) {
+  using A_t = DistTensor<double, CSR, TypeParam>;
+  // The last rank alone contributes an out-of-range coordinate.
+  HostCoo<double> mine = tessera_test::random_coo({10, 10}, 5, 80 + rank());
+  if (rank() == ranks() - 1) {
+    mine.coords.push_back(3);
+    mine.coords.push_back(10);
+    mine.values.push_back(1.0);
+  }
+  try {
+    A_t::from_coo(world(), mine);
+    ADD_FAILURE() << "no exception on rank " << rank();
+  } catch (const tessera::IndexError& e) {
+    EXPECT_NE(std::string(e.what()).find("rank " + std::to_string(ranks() - 1) + ": "), std::string::npos) << e.what();
+  }
+  // Shapes that disagree between ranks (only possible with 2 or more ranks).
+  if (ranks() > 1) {
+    HostCoo<double> shaped = tessera_test::random_coo({10, 10 + (rank() == 1)}, 5, 90);
+    EXPECT_THROW(A_t::from_coo(world(), shaped), tessera::ShapeError);
+  }
+  // Partitions that do not fit.
+  DistOptions bad;
+  bad.row_offsets = {0, 10};
+  bad.row_offsets.insert(bad.row_offsets.end(), ranks() - 1, 10);
+  bad.row_offsets.back() = 11;
+  EXPECT_THROW(A_t::scatter(world(), tessera_test::random_coo({10, 10}, 5, 91), 0, bad), tessera::ShapeError);
+  // Vectors distributed unlike the matrix.
+  const auto A = A_t::scatter(world(), tessera_test::random_coo({10, 10}, 30, 92));
+  DistVector<double, TypeParam> x(world(), A.cols()), wrong(world(), RowPartition::uniform(11, ranks()));
+  EXPECT_THROW(tessera::dist::spmv(1.0, A, wrong, 0.0, x), tessera::ShapeError);
+  EXPECT_THROW(tessera::dist::spmv(1.0, A, x, 0.0, wrong), tessera::ShapeError);
+  // A vector of the wrong length given on rank 0 only.
+  EXPECT_THROW((DistVector<double, TypeParam>::scatter(world(), A.cols(), std::vector<double>(rank() == 0 ? 9 : 0))),
+               tessera::ShapeError);
+  DistMultiVector<double, TypeParam> B(world(), A.cols(), 3), C2(world(), A.rows(), 2);
+  EXPECT_THROW(tessera::dist::spmm(1.0, A, B, 0.0, C2), tessera::ShapeError);
+}
+
+// ------------------------------------------------------------------ kernels
+
+// y = alpha A x + beta y distributed vs tessera::spmv on rank 0, same data.
+template <class T, class Space>
+void check_dist_spmv(const HostCoo<double>& coo, const DistOptions& opts, double alpha, double beta,
+                     std::uint64_t seed, const std::string& what) {
+  SCOPED_TRACE(what + " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta));
+  const auto A = DistTensor<T, CSR, Space>::scatter(world(), coo, 0, opts);
+  const std::int64_t m = coo.shape[0], n = coo.shape[1];
+  std::vector<double> x = tessera_test::random_vector(n, seed), y = tessera_test::random_vector(m, seed + 1);
+  for (auto& v : x) v = static_cast<double>(static_cast<T>(v));
+  for (auto& v : y) v = beta == 0.0 ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(static_cast<T>(v));
+  const auto xd = DistVector<T, Space>::scatter(world(), A.cols(), x);
+  const auto yd = DistVector<T, Space>::scatter(world(), A.rows(), y);
+  tessera::dist::spmv(static_cast<T>(alpha), A, xd, static_cast<T>(beta), yd);
+  const std::vector<double> got = yd.gather(0);
+  if (rank() != 0) return;
+  const auto A1 = tessera::from_coo<T, CSR, Host>(coo);
+  Kokkos::View<T*, Host> x1("x", n), y1("y", m);
+  for (std::int64_t j = 0; j < n; ++j) x1(j) = static_cast<T>(x[j]);
+  for (std::int64_t i = 0; i < m; ++i) y1(i) = static_cast<T>(y[i]);
+  tessera::spmv(static_cast<T>(alpha), A1, x1, static_cast<T>(beta), y1);
+  const std::vector<double> want(y1.data(), y1.data() + m);
+  ASSERT_EQ(got.size(), want.size());
+  EXPECT_LE(tessera_test::relative_error(got, want), 4 * tessera_test::tolerance<T>(longest_row(coo) + 1));
+}
+
+template <class T, class Space>
+void check_dist_spmm(const HostCoo<double>& coo, const DistOptions& opts, std::int64_t k, double alpha, double beta,
+                     std::uint64_t seed, const std::string& what) {
+  SCOPED_TRACE(what + " k=" + std::to_string(k) + " beta=" + std::to_string(beta));
+  const auto A = DistTensor<T, CSR, Space>::scatter(world(), coo, 0, opts);
+  const std::int64_t m = coo.shape[0], n = coo.shape[1];
+  std::vector<double> B = tessera_test::random_vector(n * k, seed), C = tessera_test::random_vector(m * k, seed + 1);
+  for (auto& v : B) v = static_cast<double>(static_cast<T>(v));
+  for (auto& v : C) v = beta == 0.0 ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(static_cast<T>(v));
+  const auto Bd = DistMultiVector<T, Space>::scatter(world(), A.cols(), k, B);
+  const auto Cd = DistMultiVector<T, Space>::scatter(world(), A.rows(), k, C);
+  tessera::dist::spmm(static_cast<T>(alpha), A, Bd, static_cast<T>(beta), Cd);
+  const std::vector<double> got = Cd.gather(0);
+  if (rank() != 0) return;
+  const auto A1 = tessera::from_coo<T, CSR, Host>(coo);
+  Kokkos::View<T**, Kokkos::LayoutRight, Host> B1("B", n, k), C1("C", m, k);
+  for (std::int64_t e = 0; e < n * k; ++e) B1.data()[e] = static_cast<T>(B[e]);
+  for (std::int64_t e = 0; e < m * k; ++e) C1.data()[e] = static_cast<T>(C[e]);
+  tessera::spmm(static_cast<T>(alpha), A1, B1, static_cast<T>(beta), C1);
+  const std::vector<double> want(C1.data(), C1.data() + m * k);
+  ASSERT_EQ(got.size(), want.size());
+  EXPECT_LE(tessera_test::relative_error(got, want), 4 * tessera_test::tolerance<T>(longest_row(coo) + 1));
+}
+
+TYPED_TEST(Dist, SpmvMatchesSingleProcess) {
+  std::uint64_t seed = 100;
+  for (const auto& c : all_cases())
+    for (bool empty_rank : {false, true}) {
+      DistOptions opts;
+      if (empty_rank) opts.row_offsets = offsets_with_empty_rank(c.coo.shape[0]);
+      const std::string what = c.name + (empty_rank ? " with an empty rank" : "");
+      check_dist_spmv<double, TypeParam>(c.coo, opts, 1.0, 0.0, seed++, what);
+      check_dist_spmv<double, TypeParam>(c.coo, opts, -0.5, 2.0, seed++, what);
+      check_dist_spmv<float, TypeParam>(c.coo, opts, 1.5, 0.0, seed++, what);
+    }
+  for (const auto& path : some_real_matrices()) {
+    const HostCoo<double> coo = tessera::io::read_matrix_market(path);
+    check_dist_spmv<double, TypeParam>(coo, {}, 1.0, 0.5, seed++, path);
+    check_dist_spmv<float, TypeParam>(coo, {}, 1.0, 0.0, seed++, path);
+  }
+}
+
+TYPED_TEST(Dist, SpmmMatchesSingleProcess) {
+  std::uint64_t seed = 200;
+  for (const auto& c : all_cases())
+    for (std::int64_t k : {1, 5, 16}) {
+      DistOptions opts;
+      if (k == 5) opts.row_offsets = offsets_with_empty_rank(c.coo.shape[0]);
+      check_dist_spmm<double, TypeParam>(c.coo, opts, k, 1.0, 0.0, seed++, c.name);
+      check_dist_spmm<double, TypeParam>(c.coo, opts, k, 0.75, 1.25, seed++, c.name);
+      check_dist_spmm<float, TypeParam>(c.coo, opts, k, 2.0, 0.0, seed++, c.name);
+    }
+  for (const auto& path : some_real_matrices()) {
+    const HostCoo<double> coo = tessera::io::read_matrix_market(path);
+    check_dist_spmm<double, TypeParam>(coo, {}, 8, 1.0, 0.0, seed++, path);
+  }
+}
+
+// C = A * B distributed vs tessera::spgemm on rank 0; B's rows follow A's column blocks.
+template <class Space>
+void check_dist_spgemm(const HostCoo<double>& a, const HostCoo<double>& b, const DistOptions& a_opts,
+                       const std::string& what) {
+  SCOPED_TRACE(what);
+  const auto A = DistTensor<double, CSR, Space>::scatter(world(), a, 0, a_opts);
+  DistOptions b_opts;
+  b_opts.row_offsets = A.cols().offsets();
+  const auto B = DistTensor<double, CSR, Space>::scatter(world(), b, 0, b_opts);
+  const auto C = tessera::dist::spgemm(A, B);
+  EXPECT_EQ(C.rows(), A.rows());
+  EXPECT_EQ(C.cols(), B.cols());
+  const HostCoo<double> got = C.gather(0);
+  if (rank() != 0) return;
+  const auto want = tessera::to_coo(
+      tessera::spgemm(tessera::from_coo<double, CSR, Host>(a), tessera::from_coo<double, CSR, Host>(b)));
+  // |A| |B|: the magnitude of the products each entry sums (cancellation makes |C| no guide).
+  HostCoo<double> abs_a = a, abs_b = b;
+  for (auto& v : abs_a.values) v = std::fabs(v);
+  for (auto& v : abs_b.values) v = std::fabs(v);
+  const auto bound = tessera::to_coo(
+      tessera::spgemm(tessera::from_coo<double, CSR, Host>(abs_a), tessera::from_coo<double, CSR, Host>(abs_b)));
+  expect_same_matrix(got, want, 1e-13, "C", &bound);
+}
+
+TYPED_TEST(Dist, SpgemmMatchesSingleProcess) {
+  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename TypeParam::memory_space>::accessible) {
+    GTEST_SKIP() << "dist::spgemm runs on host spaces";
+  } else {
+  std::uint64_t seed = 300;
+  for (const auto& c : all_cases()) {
+    // A (m x k) times a random B (k x 37) with empty rows, and A times A^T-shaped B.
+    const HostCoo<double> b = tessera_test::random_coo({c.coo.shape[1], 37}, c.coo.shape[1] * 2, seed++);
+    check_dist_spgemm<TypeParam>(c.coo, b, {}, c.name + " x random");
+    DistOptions opts;
+    opts.row_offsets = offsets_with_empty_rank(c.coo.shape[0]);
+    check_dist_spgemm<TypeParam>(c.coo, b, opts, c.name + " x random, empty rank");
+  }
+  for (const char* name : {"west0497", "bcsstk13", "cage10", "uk"}) {
+    const HostCoo<double> coo = tessera::io::read_matrix_market(tessera_test::real_matrix(name));
+    check_dist_spgemm<TypeParam>(coo, coo, {}, std::string(name) + " squared");
+  }
+  }
+}
+
+}  // namespace
