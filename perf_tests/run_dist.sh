@@ -5,7 +5,8 @@
 # matrix. One OpenMP thread per rank (pure MPI, as PETSc runs). Writes
 # perf_tests/results/dist_spmv_spmm_host.md.
 #   perf_tests/run_dist.sh [build-dir]
-# Environment: RANKS (default "1 2"), GRID (120), MATRIX (wave), K (16), REPS (20), RUNS (5).
+# Environment: RANKS (default "1 2"), GRID (120), MATRIX (wave), K (16), REPS (20), RUNS (5),
+# TESSERA_COMMIT (the commit to print when the tree has no git history).
 set -euo pipefail
 export OMP_NUM_THREADS=1  # one thread per rank: pure MPI scaling
 source "$(dirname "$0")/bench_env.sh" dist_spmv_bench "${1:-}"
@@ -27,8 +28,13 @@ for input in "--poisson $grid" "$TESSERA_DATA_DIR/matrices/$matrix.mtx.gz"; do
 done
 
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
-commit=$(git -C "$repo" rev-parse --short=12 HEAD)
-git -C "$repo" diff --quiet HEAD -- . ':!perf_tests/results' || commit="$commit (with uncommitted changes)"
+# TESSERA_COMMIT names the commit where the tree is a copy without git history.
+if [[ -n ${TESSERA_COMMIT:-} ]]; then
+  commit=$TESSERA_COMMIT
+else
+  commit=$(git -C "$repo" rev-parse --short=12 HEAD)
+  git -C "$repo" diff --quiet HEAD -- . ':!perf_tests/results' || commit="$commit (with uncommitted changes)"
+fi
 out=$repo/perf_tests/results/dist_spmv_spmm_host.md
 {
   echo "# Distributed SpMV / SpMM strong scaling: Tessera (dist::spmv, dist::spmm) vs PETSc $(pkg-config --modversion PETSc 2>/dev/null || echo '?') (MatMult, MatMatMult MPIAIJ x MPIDENSE)"
