@@ -23,7 +23,12 @@ for input in "--poisson $grid" "$TESSERA_DATA_DIR/matrices/$matrix.mtx.gz"; do
   for p in $ranks; do
     echo "==> mpiexec -n $p dist_spmv_bench $input ${flags[*]}" >&2
     # shellcheck disable=SC2086  # $input is two words for the Poisson case
-    mpiexec -n "$p" "$bench" $input "${flags[@]}" | tee -a "$rows" >&2
+    # One core per rank where there are enough; OpenMP must not re-bind the rank's one
+    # thread (with ranks bound to a whole socket, OMP_PROC_BIND=spread put every rank's
+    # thread on the socket's first core).
+    binding=(--bind-to core --map-by core)
+    (( p > $(getconf _NPROCESSORS_ONLN) )) && binding=(--bind-to none)
+    OMP_PROC_BIND=false mpiexec "${binding[@]}" -n "$p" "$bench" $input "${flags[@]}" | tee -a "$rows" >&2
   done
 done
 
