@@ -12,7 +12,10 @@
 #ifdef TESSERA_HAVE_KOKKOSKERNELS
 #include "tessera/formats/crs_matrix.hpp"
 #endif
+#include "tessera/formats/nv24.hpp"
+#include "tessera/formats/vnm.hpp"
 #include "tessera/kernels/mttkrp/mttkrp.hpp"
+#include "tessera/kernels/nm_spmm/nm_spmm.hpp"
 #include "tessera/kernels/spgemm/spgemm.hpp"
 #include "tessera/kernels/spmm/spmm.hpp"
 #include "tessera/kernels/spmv/spmv.hpp"
