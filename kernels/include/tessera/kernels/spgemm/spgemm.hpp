@@ -52,11 +52,16 @@ Tensor<T, OutEnc, Space> spgemm(const Space& space, const Tensor<T, EncA, Space>
   in.value_bytes = sizeof(T);
   in.workspaces = threads;
   in.budget_bytes = options.memory_budget_bytes;
+  std::int64_t flops = -1;  // products of the whole call; -1: not counted
   if constexpr (std::is_same_v<Policy, workspace::Auto>) {
     // Products per accumulation: per row (first order) or per thread chunk (second order).
-    std::int64_t flops = 0;
+    flops = 0;
     if constexpr (rowwise) {
-      for (std::int64_t q = 0; q < A.nnz(); ++q) flops += b.end(a.crd[q]) - b.begin(a.crd[q]);
+      // In parallel: on many threads a serial pass over A costs a sizable part of the
+      // product itself when B's rows are short.
+      Kokkos::parallel_reduce(
+          "tessera::spgemm[products]", Kokkos::RangePolicy<Space>(space, 0, A.nnz()),
+          [&](std::int64_t q, std::int64_t& sum) { sum += b.end(a.crd[q]) - b.begin(a.crd[q]); }, flops);
     } else {
       impl::for_each_shared_outer(a, b, [&](std::int64_t pa, std::int64_t pb) {
         flops += (a.end(pa) - a.begin(pa)) * (b.end(pb) - b.begin(pb));
@@ -86,7 +91,7 @@ Tensor<T, OutEnc, Space> spgemm(const Space& space, const Tensor<T, EncA, Space>
     Tensor<T, OutEnc, Space> C;
     if constexpr (rowwise && row_major_out) {
       C = impl::spgemm_rowwise<P, T, OutEnc>(space, a, A.decompose().levels[1].pos, b, options.ism, options.row_output,
-                                                     report);
+                                                     flops, report);
     } else {
       std::vector<SortedChunk<T, 2>> chunks;
       if constexpr (rowwise)

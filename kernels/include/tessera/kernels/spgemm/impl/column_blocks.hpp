@@ -4,6 +4,7 @@
 // Counting a row of A * B then ORs masks per block and popcounts, visiting a block of
 // neighbouring columns once instead of each column: banded and finite-element
 // matrices fold several columns into each block, scattered graphs about one.
+#include <algorithm>
 #include <cstdint>
 
 #include <Kokkos_Core.hpp>
@@ -23,23 +24,22 @@ struct ColumnBlocks {
   workspace::GrowableArray<std::uint32_t> mask;  // (nnz of B) bit j % 32 per column j
 };
 
-// Blocks over all rows of B (one pass, no writes): nnz(B) / this is how many columns a
-// block holds on average.
-template <class Space, class MB>
-std::int64_t column_block_count(const Space& space, const MB& B) {
-  std::int64_t blocks = 0;
-  Kokkos::parallel_reduce(
-      "tessera::spgemm[column_block_count]", Kokkos::RangePolicy<Space>(space, 0, B.outer_extent),
-      [&](std::int64_t k, std::int64_t& sum) {
-        std::int64_t last = -1;
-        for (std::int64_t r = B.begin(k); r < B.end(k); ++r) {
-          const std::int64_t b = static_cast<std::int64_t>(B.crd[r]) >> kColumnBlockBits;
-          sum += b != last;
-          last = b;
-        }
-      },
-      blocks);
-  return blocks;
+// Columns per block of B's rows, from an evenly spaced sample of at most 1024 rows
+// (1 when the sample holds no entries). One thread, no writes: a decision input only.
+template <class MB>
+double sampled_columns_per_block(const MB& B) {
+  const std::int64_t rows = B.outer_extent, stride = std::max<std::int64_t>(1, rows / 1024);
+  std::int64_t columns = 0, blocks = 0;
+  for (std::int64_t k = stride / 2; k < rows; k += stride) {
+    std::int64_t last = -1;
+    for (std::int64_t r = B.begin(k); r < B.end(k); ++r) {
+      const std::int64_t b = static_cast<std::int64_t>(B.crd[r]) >> kColumnBlockBits;
+      blocks += b != last;
+      last = b;
+    }
+    columns += B.end(k) - B.begin(k);
+  }
+  return blocks == 0 ? 1.0 : static_cast<double>(columns) / static_cast<double>(blocks);
 }
 
 template <class Space, class MB>

@@ -303,7 +303,7 @@ double sampled_output_per_product(GustavsonRow<T, Ordinal>& ws, const MA& A, con
 template <class Policy, class T, class OutEnc, class Space, class MA, class MB, class PosView>
 Tensor<T, OutEnc, Space> spgemm_rowwise(const Space& space, const MA& A, const PosView& a_pos, const MB& B,
                                         const workspace::IsmOptions& options, workspace::RowOutput row_output,
-                                        workspace::Report* report) {
+                                        std::int64_t known_products, workspace::Report* report) {
   using Result = Tensor<T, OutEnc, Space>;
   using Ordinal = typename OutEnc::ordinal_type;
   using Offset = typename OutEnc::offset_type;
@@ -334,16 +334,15 @@ Tensor<T, OutEnc, Space> spgemm_rowwise(const Space& space, const MA& A, const P
   ColumnBlocks blocks;
   if constexpr (dense) {
     if (row_output != workspace::RowOutput::Buffered && rows > 0) {
-      const std::int64_t b_nnz = B.outer_extent == 0 ? 0 : B.end(B.outer_extent - 1);
-      const double columns_per_block =
-          static_cast<double>(b_nnz) / static_cast<double>(std::max<std::int64_t>(column_block_count(space, B), 1));
+      const double columns_per_block = sampled_columns_per_block(B);
       by_blocks = columns_per_block >= 2.0;
       symbolic = row_output == workspace::RowOutput::Symbolic;
       if (!symbolic) {
-        std::int64_t total_products = 0;
-        Kokkos::parallel_reduce(
-            "tessera::spgemm[rowwise,products]", Kokkos::RangePolicy<Space>(space, 0, rows),
-            [&](std::int64_t i, std::int64_t& sum) { sum += products(i); }, total_products);
+        std::int64_t total_products = known_products;
+        if (total_products < 0)
+          Kokkos::parallel_reduce(
+              "tessera::spgemm[rowwise,products]", Kokkos::RangePolicy<Space>(space, 0, rows),
+              [&](std::int64_t i, std::int64_t& sum) { sum += products(i); }, total_products);
         accumulators[0]->reserve(cols);
         const double out_per_product = sampled_output_per_product(*accumulators[0], A, B, rows, total_products,
                                                                   space.concurrency(), products);
