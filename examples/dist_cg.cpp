@@ -60,32 +60,6 @@ Args parse_args(int argc, char** argv) {
   return args;
 }
 
-// Rows of the 7-point Laplacian (6 on the diagonal, -1 to each grid neighbour) owned
-// by this rank under equal row blocks; the DistTensor then balances them by nonzeros.
-Matrix poisson_3d(MPI_Comm comm, std::int64_t n) {
-  const std::int64_t rows = n * n * n;
-  const auto blocks = tessera::dist::RowPartition::uniform(rows, tessera::dist::comm_size(comm));
-  const int rank = tessera::dist::comm_rank(comm);
-  tessera::HostCoo<double> mine;
-  mine.shape = {rows, rows};
-  const auto add = [&](std::int64_t i, std::int64_t j, double v) {
-    mine.coords.push_back(i);
-    mine.coords.push_back(j);
-    mine.values.push_back(v);
-  };
-  for (std::int64_t row = blocks.begin(rank); row < blocks.end(rank); ++row) {
-    const std::int64_t x = row % n, y = row / n % n, z = row / (n * n);
-    add(row, row, 6.0);
-    if (x > 0) add(row, row - 1, -1.0);
-    if (x + 1 < n) add(row, row + 1, -1.0);
-    if (y > 0) add(row, row - n, -1.0);
-    if (y + 1 < n) add(row, row + n, -1.0);
-    if (z > 0) add(row, row - n * n, -1.0);
-    if (z + 1 < n) add(row, row + n * n, -1.0);
-  }
-  return Matrix::from_coo(comm, mine);
-}
-
 double dot(MPI_Comm comm, const Vector& a, const Vector& b) {
   const double local = KokkosBlas::dot(a.local(), b.local());
   double global = 0;
@@ -156,7 +130,8 @@ int main(int argc, char** argv) {
     const bool root = tessera::dist::comm_rank(MPI_COMM_WORLD) == 0;
     try {
       const Args args = parse_args(argc, argv);
-      bool ok = solve("3-D Poisson " + std::to_string(args.grid) + "^3", poisson_3d(MPI_COMM_WORLD, args.grid), args);
+      bool ok = solve("3-D Poisson " + std::to_string(args.grid) + "^3",
+                      tessera::dist::poisson_3d<Matrix>(MPI_COMM_WORLD, args.grid), args);
       ok = solve(args.path, Matrix::read_matrix_market(MPI_COMM_WORLD, args.path), args) && ok;
       status = ok ? 0 : 1;
     } catch (const tessera::Error& e) {

@@ -61,31 +61,6 @@ Args parse_args(int argc, char** argv) {
   return args;
 }
 
-// 7-point Laplacian rows of this rank's equal block (then balanced by DistTensor).
-Matrix poisson_3d(MPI_Comm comm, std::int64_t n) {
-  const std::int64_t rows = n * n * n;
-  const auto blocks = tessera::dist::RowPartition::uniform(rows, tessera::dist::comm_size(comm));
-  const int rank = tessera::dist::comm_rank(comm);
-  tessera::HostCoo<double> mine;
-  mine.shape = {rows, rows};
-  const auto add = [&](std::int64_t i, std::int64_t j, double v) {
-    mine.coords.push_back(i);
-    mine.coords.push_back(j);
-    mine.values.push_back(v);
-  };
-  for (std::int64_t row = blocks.begin(rank); row < blocks.end(rank); ++row) {
-    const std::int64_t x = row % n, y = row / n % n, z = row / (n * n);
-    add(row, row, 6.0);
-    if (x > 0) add(row, row - 1, -1.0);
-    if (x + 1 < n) add(row, row + 1, -1.0);
-    if (y > 0) add(row, row - n, -1.0);
-    if (y + 1 < n) add(row, row + n, -1.0);
-    if (z > 0) add(row, row - n * n, -1.0);
-    if (z + 1 < n) add(row, row + n * n, -1.0);
-  }
-  return Matrix::from_coo(comm, mine);
-}
-
 // Seconds per call of each op: slowest rank, median over batches. The ops' batches
 // alternate, so that both libraries meet the same noise on a shared machine.
 std::vector<double> time_per_call(MPI_Comm comm, const Args& args, const std::vector<std::function<void()>>& ops) {
@@ -166,7 +141,8 @@ void print_row(const std::string& matrix, int ranks, const char* op, double tess
 void run(const Args& args) {
   MPI_Comm comm = MPI_COMM_WORLD;
   const int rank = tessera::dist::comm_rank(comm), ranks = tessera::dist::comm_size(comm);
-  const Matrix A = args.grid > 0 ? poisson_3d(comm, args.grid) : Matrix::read_matrix_market(comm, args.path);
+  const Matrix A = args.grid > 0 ? tessera::dist::poisson_3d<Matrix>(comm, args.grid)
+                                  : Matrix::read_matrix_market(comm, args.path);
   const std::string name = args.grid > 0 ? "poisson3d_" + std::to_string(args.grid)
                                          : args.path.substr(args.path.find_last_of('/') + 1);
   const std::int64_t m = A.rows().count(rank), n = A.cols().count(rank), k = args.k;

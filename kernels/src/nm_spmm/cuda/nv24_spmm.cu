@@ -16,6 +16,7 @@
 
 #include "tessera/core/error.hpp"
 #include "../../common/cuda_support.hpp"
+#include "../../common/ptx_copy.cuh"
 #include "tessera/formats/nv24/layout.hpp"
 
 namespace tessera::kernels::cuda {
@@ -27,24 +28,7 @@ static_assert(kKTile == 64 && nv24::kRowTile == 16 && nv24::kTileWords == 32,
               "the kernel reads one metadata tile (16 rows x 64 k, 32 words) per warp row tile and k tile");
 
 // ---------------------------------------------------------------------------------
-// PTX wrappers (sm_80+)
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-// 16-byte global -> shared copy; the bytes past src_bytes are zero-filled.
-__device__ __forceinline__ void cp_async_16(void* dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const void* p) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_addr(p)));
-}
+// mma wrappers (sm_80+; the copy wrappers are in common/ptx_copy.cuh)
 // SM80_SPARSE_16x8x32_F32F16F16F32_TN: D (16x8) += A (16x32, 2:4, compressed 16x16) * B (32x8).
 // SEL: which lanes of each quad hold the metadata (0: lanes 0,1; 1: lanes 2,3).
 template <int SEL>

@@ -9,6 +9,7 @@
 
 #include "tessera/core/error.hpp"
 #include "../../common/cuda_support.hpp"
+#include "../../common/ptx_copy.cuh"
 
 namespace tessera::kernels::cuda {
 namespace {
@@ -20,22 +21,6 @@ constexpr int kWarpRows = 64, kWarpCols = 32;      // warp tile: 8 x 4 threads o
 constexpr int kThreadRows = 8, kThreadCols = 8;
 constexpr int kWarpsN = kTileCols / kWarpCols;     // 4
 static_assert(kWarpRows == 8 * kThreadRows && kWarpCols == 4 * kThreadCols, "warp = 8 x 4 threads");
-
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-// src_bytes = 0 zero-fills the destination (out-of-range rows and columns).
-__device__ __forceinline__ void cp_async_16(void* dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_4(void* dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
 
 struct Params {
   VnmSpmmArgs a;

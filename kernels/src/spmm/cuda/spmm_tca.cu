@@ -16,6 +16,7 @@
 
 #include "tessera/core/error.hpp"
 #include "../../common/cuda_support.hpp"
+#include "../../common/ptx_copy.cuh"
 
 
 namespace tessera::kernels::cuda {
@@ -51,25 +52,7 @@ struct Elem<__nv_bfloat16> {
 };
 
 // ---------------------------------------------------------------------------------
-// PTX wrappers (sm_80+)
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-// 16-byte global -> shared copy; src_bytes = 0 zero-fills the destination.
-__device__ __forceinline__ void cp_async_16(void* dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
-// Four 8x8 b16 matrices, transposed on load.
-__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const void* p) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_addr(p)));
-}
+// mma wrappers (sm_80+; the copy wrappers are in common/ptx_copy.cuh)
 // SM80_16x8x16_F32F16F16F32_TN
 __device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2], __half) {
   asm volatile(
