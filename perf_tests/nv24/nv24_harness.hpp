@@ -16,14 +16,7 @@
 
 #include "tessera/formats/nv24/host_codec.hpp"
 #include "tessera/kernels/nm_spmm/cuda/nv24_spmm_cuda.hpp"
-
-#define HARNESS_CHECK(expr)                                                                              \
-  do {                                                                                                   \
-    const cudaError_t e_ = (expr);                                                                       \
-    if (e_ != cudaSuccess)                                                                               \
-      throw std::runtime_error(std::string(#expr) + ": " + cudaGetErrorString(e_) + " at line " +       \
-                               std::to_string(__LINE__));                                                \
-  } while (0)
+#include "../common/harness_check.hpp"
 
 namespace nv24_harness {
 

@@ -15,14 +15,7 @@
 #include <vector>
 
 #include "tessera/core/io/matrix_market.hpp"
-
-#define HARNESS_CHECK(expr)                                                                              \
-  do {                                                                                                   \
-    const cudaError_t e_ = (expr);                                                                       \
-    if (e_ != cudaSuccess)                                                                               \
-      throw std::runtime_error(std::string(#expr) + ": " + cudaGetErrorString(e_) + " at line " +       \
-                               std::to_string(__LINE__));                                                \
-  } while (0)
+#include "../common/harness_check.hpp"
 
 namespace tca_harness {
 

@@ -13,14 +13,7 @@
 #include "tessera/formats/vnm/pattern.hpp"
 #include "tessera/formats/vnm/staging.hpp"
 #include "tessera/kernels/nm_spmm/cuda/vnm_spmm.hpp"
-
-#define HARNESS_CHECK(expr)                                                                                \
-  do {                                                                                                     \
-    const cudaError_t e_ = (expr);                                                                         \
-    if (e_ != cudaSuccess)                                                                                 \
-      throw std::runtime_error(std::string(#expr) + ": " + cudaGetErrorString(e_) + " line " +            \
-                               std::to_string(__LINE__));                                                  \
-  } while (0)
+#include "../common/harness_check.hpp"
 
 namespace vnm_harness {
 
