@@ -18,7 +18,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/formats/nv24.hpp"
-#include "tessera/kernels/common/checks.hpp"
+#include "tessera/kernels/nm_spmm/weight_product_checks.hpp"
 #include "tessera/kernels/nm_spmm/impl/nv24_spmm_native.hpp"
 #if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
 #include "tessera/kernels/nm_spmm/cuda/nv24_spmm_cuda.hpp"
@@ -82,17 +82,7 @@ constexpr Nv24Algorithm nv24_default_algorithm() {
 template <class T, class Space, class AView, class CView>
 void nm_spmm(const Space& space, const AView& A, const Nv24Tensor<T, Space>& B, const CView& C,
              Nv24Algorithm algorithm = Nv24Algorithm::Auto) {
-  static_assert(Kokkos::is_view<AView>::value && AView::rank == 2, "A must be a rank-2 Kokkos::View (m x k)");
-  static_assert(Kokkos::is_view<CView>::value && CView::rank == 2, "C must be a rank-2 Kokkos::View (m x n)");
-  static_assert(std::is_same_v<typename AView::non_const_value_type, T>, "A must hold B's value type");
-  static_assert(std::is_same_v<typename CView::value_type, T>, "C must be a non-const View of B's value type");
-  static_assert(Kokkos::SpaceAccessibility<Space, typename AView::memory_space>::accessible &&
-                    Kokkos::SpaceAccessibility<Space, typename CView::memory_space>::accessible,
-                "A and C must be accessible from B's execution space");
-  kernels::require_extent("nm_spmm", "A.extent(1)", static_cast<std::int64_t>(A.extent(1)), B.extent(0));
-  kernels::require_extent("nm_spmm", "C.extent(0)", static_cast<std::int64_t>(C.extent(0)),
-                          static_cast<std::int64_t>(A.extent(0)));
-  kernels::require_extent("nm_spmm", "C.extent(1)", static_cast<std::int64_t>(C.extent(1)), B.extent(1));
+  kernels::require_weight_product<T, Space>(A, B.extent(0), B.extent(1), C);
   if (algorithm == Nv24Algorithm::Auto) algorithm = nv24_default_algorithm<T, Space>();
   if (algorithm == Nv24Algorithm::Native) {
     Kokkos::Profiling::pushRegion("tessera::nm_spmm[nv24,native]");

@@ -15,7 +15,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/formats/vnm.hpp"
-#include "tessera/kernels/common/checks.hpp"
+#include "tessera/kernels/nm_spmm/weight_product_checks.hpp"
 #include "tessera/kernels/nm_spmm/impl/vnm_spmm_native.hpp"
 #if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
 #include "tessera/kernels/nm_spmm/cuda/vnm_spmm_kokkos.hpp"
@@ -71,16 +71,7 @@ VnmStages<Space> vnm_spmm_prepare(const Tensor<T, VNM, Space>& B, VnmLayout layo
 template <class Space, class AView, class T, class CView>
 void nm_spmm(const Space& space, const AView& A, const Tensor<T, VNM, Space>& B, const VnmStages<Space>* stages,
              const CView& C, const NmSpmmOptions& opts = {}) {
-  static_assert(Kokkos::is_view<AView>::value && AView::rank == 2, "A must be a rank-2 Kokkos::View");
-  static_assert(Kokkos::is_view<CView>::value && CView::rank == 2, "C must be a rank-2 Kokkos::View");
-  static_assert(std::is_same_v<typename CView::value_type, T>, "C must be a non-const View of B's value type");
-  static_assert(std::is_same_v<typename AView::non_const_value_type, T>, "A must hold B's value type");
-  static_assert(Kokkos::SpaceAccessibility<Space, typename AView::memory_space>::accessible &&
-                    Kokkos::SpaceAccessibility<Space, typename CView::memory_space>::accessible,
-                "A and C must be accessible from B's execution space");
-  kernels::require_extent("nm_spmm", "A.extent(1)", A.extent(1), B.extent(0));
-  kernels::require_extent("nm_spmm", "C.extent(0)", C.extent(0), A.extent(0));
-  kernels::require_extent("nm_spmm", "C.extent(1)", C.extent(1), B.extent(1));
+  kernels::require_weight_product<T, Space>(A, B.extent(0), B.extent(1), C);
   constexpr bool cuda = kernels::detail::has_vnm_cuda_v<T, Space, AView, CView>;
   const NmSpmmAlgorithm algorithm =
       opts.algorithm != NmSpmmAlgorithm::Auto ? opts.algorithm : cuda ? NmSpmmAlgorithm::CudaTiled : NmSpmmAlgorithm::Native;
