@@ -42,7 +42,7 @@ else
 fi
 out=$repo/perf_tests/results/dist_spmv_spmm_host.md
 {
-  echo "# Distributed SpMV / SpMM strong scaling: Tessera (dist::spmv, dist::spmm) vs PETSc $(pkg-config --modversion PETSc 2>/dev/null || echo '?') (MatMult, MatMatMult MPIAIJ x MPIDENSE)"
+  echo "# Distributed SpMV / SpMM strong scaling: Tessera (dist::spmv, dist::spmm) vs PETSc (MatMult, MatMatMult MPIAIJ x MPIDENSE)"
   echo
   echo "- CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1) ($(getconf _NPROCESSORS_ONLN) logical CPUs, load average (1, 5, 15 min) $load_start before the runs, $load_end after), 1 OpenMP thread per rank, Open MPI $(mpiexec --version 2>/dev/null | head -1 | awk '{print $NF}')"
   echo "- date: $(date -u +%Y-%m-%dT%H:%M:%S+00:00)"

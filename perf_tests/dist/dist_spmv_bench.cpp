@@ -146,6 +146,15 @@ void run(const Args& args) {
   const std::string name = args.grid > 0 ? "poisson3d_" + std::to_string(args.grid)
                                          : args.path.substr(args.path.find_last_of('/') + 1);
   const std::int64_t m = A.rows().count(rank), n = A.cols().count(rank), k = args.k;
+  if (rank == 0) {
+#ifdef TESSERA_HAVE_PETSC
+    char version[128];
+    PETSC_CHECK(PetscGetVersion(version, sizeof version));
+    std::printf("<!-- PETSc: %s (the library loaded at run time) -->\n", version);
+#else
+    std::printf("<!-- PETSc: not built in (no PETSc column) -->\n");
+#endif
+  }
   if (rank == 0)
     std::printf("<!-- %s: %lld x %lld, %lld nonzeros, %d ranks, ghosts on rank 0: %lld -->\n", name.c_str(),
                 static_cast<long long>(A.extent(0)), static_cast<long long>(A.extent(1)),
