@@ -22,6 +22,8 @@ TYPED_TEST(Kernels, SpmvEdgeCases) {
     check_spmv<double, TypeParam>(c.coo, -0.5, 2.0, 2, c.name);
     check_spmv<float, TypeParam>(c.coo, 1.5, 0.0, 3, c.name);
     check_spmv<float, TypeParam>(c.coo, 1.0, -1.0, 4, c.name);
+    check_spmv<double, TypeParam, true>(c.coo, 1.0, 0.0, 11, c.name);
+    check_spmv<double, TypeParam, true>(c.coo, 0.5, 1.5, 12, c.name);
   }
 }
 

@@ -30,9 +30,12 @@ inline std::int64_t longest_row(const HostCoo<double>& coo) {
   return longest;
 }
 
-template <class T, class Space>
+// Strided: x and y are passed as rows of column-major (2 x n) arrays (LayoutStride
+// Views), which takes the kernels' View-accessor path instead of raw pointers.
+template <class T, class Space, bool Strided = false>
 void check_spmv(const HostCoo<double>& coo, double alpha, double beta, std::uint64_t seed, const std::string& what) {
-  SCOPED_TRACE(what + " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta));
+  SCOPED_TRACE(what + " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta) +
+               (Strided ? " strided" : ""));
   using Mem = typename Space::memory_space;
   const auto A = tessera::from_coo<T, tessera::CSR, Space>(coo);
   const auto rows = coo.shape[0], cols = coo.shape[1];
@@ -49,7 +52,17 @@ void check_spmv(const HostCoo<double>& coo, double alpha, double beta, std::uint
   for (auto& v : rounded.values) v = static_cast<double>(static_cast<T>(v));
   Kokkos::deep_copy(xd, xh);
   Kokkos::deep_copy(yd, yh);
-  tessera::spmv(static_cast<T>(alpha), A, xd, static_cast<T>(beta), yd);
+  if constexpr (Strided) {
+    Kokkos::View<T**, Kokkos::LayoutLeft, Mem> xs("xs", 2, cols), ys("ys", 2, rows);
+    const auto x_row = Kokkos::subview(xs, 1, Kokkos::ALL());
+    const auto y_row = Kokkos::subview(ys, 1, Kokkos::ALL());
+    Kokkos::deep_copy(x_row, xd);
+    Kokkos::deep_copy(y_row, yd);
+    tessera::spmv(static_cast<T>(alpha), A, x_row, static_cast<T>(beta), y_row);
+    Kokkos::deep_copy(yd, y_row);
+  } else {
+    tessera::spmv(static_cast<T>(alpha), A, xd, static_cast<T>(beta), yd);
+  }
   Kokkos::deep_copy(yh, yd);
   tessera::reference::spmv(alpha, rounded, x, beta, y);
   std::vector<double> got(yh.data(), yh.data() + rows);
