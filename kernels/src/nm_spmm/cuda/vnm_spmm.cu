@@ -17,10 +17,17 @@ namespace {
 constexpr int kTileCols = kVnmTileCols;            // BN
 constexpr int kStages = kVnmPipelineStages;
 constexpr int kStageCols = 64, kStageSlots = 32;   // formats/vnm/staging.hpp's kVnmStageColumns / Slots
-constexpr int kWarpRows = 64, kWarpCols = 32;      // warp tile: 8 x 4 threads of 8 x 8
-constexpr int kThreadRows = 8, kThreadCols = 8;
+constexpr int kWarpRows = 64, kWarpCols = 64;      // warp tile: 8 x 4 threads of 8 x 16
+constexpr int kThreadRows = 8, kThreadCols = 16;
 constexpr int kWarpsN = kTileCols / kWarpCols;     // 4
 static_assert(kWarpRows == 8 * kThreadRows && kWarpCols == 4 * kThreadCols, "warp = 8 x 4 threads");
+
+template <int BM>
+constexpr int kThreadsOf = BM / kWarpRows * kWarpsN * 32;
+// The 128-row block (8 warps) takes a whole SM so that its threads may hold 128 accumulators
+// and double-buffered fragments; two 64-row blocks (4 warps each) share one.
+template <int BM>
+constexpr int kBlocksPerSm = BM == 128 ? 1 : 2;
 
 struct Params {
   VnmSpmmArgs a;
@@ -44,10 +51,11 @@ struct Buffer {
   static_assert(bytes % 16 == 0, "buffers stay 16-byte aligned");
 };
 
-template <int BM, int GroupsPerThread>
-__global__ void __launch_bounds__(BM / kWarpRows * kWarpsN * 32, 2) vnm_spmm_kernel(const Params p) {
+// Groups: column groups a thread's 16 columns span (1 for L >= 16, 16 / L below).
+template <int BM, int Groups>
+__global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_kernel(const Params p) {
   using Buf = Buffer<BM>;
-  constexpr int kThreads = BM / kWarpRows * kWarpsN * 32;
+  constexpr int kThreads = kThreadsOf<BM>;
   constexpr int kWarps = kThreads / 32;
   extern __shared__ __align__(16) unsigned char smem[];
   const VnmSpmmArgs& a = p.a;
@@ -67,18 +75,43 @@ __global__ void __launch_bounds__(BM / kWarpRows * kWarpsN * 32, 2) vnm_spmm_ker
   const int count = max(0, min(per_split, tile_first + tile_count - first));
 
   // Per-thread constants of the copies. A: this thread copies rows copy_row + kARowsPerPass i
-  // (zero-filled past m) and staged columns copy_col + 8 j.
-  constexpr int kARowsPerPass = kWarps * 4;
+  // and staged columns copy_col + 8 j. A row past m is read from row 0 with a zero source size,
+  // so every copy's address stays inside A and needs no select.
+  constexpr int kARowsPerPass = kWarps * 4, kAPasses = BM / kARowsPerPass;
+  constexpr int kColsPerThread = kStageCols / 8;
   const int copy_row = warp * 4 + lane / 8, copy_col = lane % 8;
-  const float* a_rows = a.A + (m0 + copy_row) * a.lda;
-  const std::int64_t a_pass_stride = kARowsPerPass * a.lda;
-  unsigned a_rows_ok = 0;
+  const float* a_src[kAPasses];
+  int a_bytes[kAPasses];
 #pragma unroll
-  for (int i = 0; i < BM / kARowsPerPass; ++i) a_rows_ok |= (m0 + copy_row + i * kARowsPerPass < a.m ? 1u : 0u) << i;
+  for (int i = 0; i < kAPasses; ++i) {
+    const std::int64_t row = m0 + copy_row + i * kARowsPerPass;
+    a_src[i] = a.A + (row < a.m ? row : 0) * a.lda;
+    a_bytes[i] = row < a.m ? 4 : 0;
+  }
   const std::int64_t groups = a.padded_cols / a.L;
 
-  // Global -> shared copies of stage `st` (record `rec`) into buffer `b`; nothing waits here.
-  auto load_stage = [&](int st, const int4& rec, int b) {
+  // A columns of a stage into `as`: column_of(j, c) gives the A column of staged column c;
+  // `check` zero-fills columns past k (packed plans and a plain plan's last stage).
+  auto copy_a = [&](float* as, int cols, auto column_of, bool check) {
+#pragma unroll
+    for (int j = 0; j < kColsPerThread; ++j) {
+      const int c = copy_col + 8 * j;
+      if (c >= cols) break;
+      std::int64_t col = column_of(j, c);
+      int keep = 4;
+      if (check) {
+        keep = col < a.k ? 4 : 0;
+        col = keep ? col : 0;
+      }
+#pragma unroll
+      for (int i = 0; i < kAPasses; ++i)
+        cp_async_4(as + c * Buf::a_stride + copy_row + i * kARowsPerPass, a_src[i] + col, keep & a_bytes[i]);
+    }
+  };
+
+  // Global -> shared copies of stage record `rec` (packed: its A columns `cols_of`, this
+  // thread's share) into buffer `b`; nothing waits here.
+  auto load_stage = [&](const int4& rec, const int (&cols_of)[kColsPerThread], int b) {
     const int row0 = rec.x, slots = rec.y, cols = rec.z, base = rec.w;
     if (tid == 0) *rec_buf(b) = rec;
     const int padded_slots = (slots + 3) & ~3;
@@ -99,99 +132,119 @@ __global__ void __launch_bounds__(BM / kWarpRows * kWarpsN * 32, 2) vnm_spmm_ker
     }
     float* as = a_buf(b);
     const std::int64_t plain_col0 = static_cast<std::int64_t>(row0 / a.N) * a.M;
-#pragma unroll
-    for (int j = 0; j < kStageCols / 8; ++j) {
-      const int c = copy_col + 8 * j;
-      if (c >= cols) break;
-      const std::int64_t col = a.packed ? a.column_list[st * kStageCols + c] : plain_col0 + c;
-      const bool col_ok = col < a.k;
-      const float* src = a_rows + col;
-#pragma unroll
-      for (int i = 0; i < BM / kARowsPerPass; ++i) {
-        const bool ok = col_ok && (a_rows_ok >> i & 1u);
-        cp_async_4(as + c * Buf::a_stride + copy_row + i * kARowsPerPass, ok ? src + i * a_pass_stride : a.A,
-                   ok ? 4 : 0);
-      }
-    }
+    auto plain = [&](int, int c) { return plain_col0 + c; };
+    if (a.packed) copy_a(as, cols, [&](int j, int) { return static_cast<std::int64_t>(cols_of[j]); }, true);
+    else if (plain_col0 + cols <= a.k) copy_a(as, cols, plain, false);  // immediate offsets, no predicates
+    else copy_a(as, cols, plain, true);
   };
 
-  // (8 x 8) accumulators: rows ty * 4 + {0..3} and 32 + ty * 4 + {0..3} of the warp tile,
-  // columns tx * 8 + {0..7}.
+  // (8 x 16) accumulators: rows ty * 4 + {0..3} and 32 + ty * 4 + {0..3} of the warp tile,
+  // columns tx * 16 + {0..15}. Lanes 8 tx .. 8 tx + 7 share their columns: each quarter-warp
+  // phase of a 16-byte shared load reads one B chunk (broadcast) and 8 adjacent A chunks.
   const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
-  const int ty = lane / 4, tx = lane % 4;
+  const int ty = lane % 8, tx = lane / 8;
   const int tile_col = warp_n * kWarpCols + tx * kThreadCols;  // first column of this thread in the tile
-  const int group0 = tile_col / a.L;                           // its (first) column group in the tile
+  const int group0 = tile_col / a.L;                           // its first column group in the tile
   const int a_row = warp_m * kWarpRows + ty * 4;
+  constexpr int kColsPerGroup = kThreadCols / Groups;
   float acc[kThreadRows][kThreadCols];
 #pragma unroll
   for (int i = 0; i < kThreadRows; ++i)
 #pragma unroll
     for (int j = 0; j < kThreadCols; ++j) acc[i][j] = 0.f;
 
-  auto load_a = [&](const float* as, int c, float (&v)[kThreadRows]) {
-    const float4 lo = *reinterpret_cast<const float4*>(as + c * Buf::a_stride);
-    const float4 hi = *reinterpret_cast<const float4*>(as + c * Buf::a_stride + 32);
-    v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w, v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
+  // A stored row's operands: the thread's 16 B values and the 8 A values of each of its groups.
+  struct Fragment {
+    float b[kThreadCols];
+    float a[Groups][kThreadRows];
+  };
+  // Loads slot `slot` of the buffer at (as, bs); `words` hold the offsets of four slots from `q`'s byte.
+  auto load_fragment = [&](Fragment& f, const float* as, const float* bs, int slot, const std::uint32_t (&words)[Groups],
+                           int q) {
+#pragma unroll
+    for (int v = 0; v < kThreadCols / 4; ++v) {
+      const float4 x = *reinterpret_cast<const float4*>(bs + slot * kTileCols + 4 * v);
+      f.b[4 * v] = x.x, f.b[4 * v + 1] = x.y, f.b[4 * v + 2] = x.z, f.b[4 * v + 3] = x.w;
+    }
+#pragma unroll
+    for (int g = 0; g < Groups; ++g) {
+      const float* col = as + ((words[g] >> (8 * q)) & 0xff) * Buf::a_stride;
+      const float4 lo = *reinterpret_cast<const float4*>(col);
+      const float4 hi = *reinterpret_cast<const float4*>(col + 32);
+      f.a[g][0] = lo.x, f.a[g][1] = lo.y, f.a[g][2] = lo.z, f.a[g][3] = lo.w;
+      f.a[g][4] = hi.x, f.a[g][5] = hi.y, f.a[g][6] = hi.z, f.a[g][7] = hi.w;
+    }
   };
 
+  // Software-pipelined over the stage's stored rows: the operands of row s + 1 are loaded
+  // before the 128 FMAs of row s, across the four-row steps too, so no FMA waits on a shared
+  // load (not for L = 4, whose two fragments of 48 values would spill).
+  constexpr bool kPipelined = Groups < 4;
   auto compute_stage = [&](int b) {
     const int padded_slots = (rec_buf(b)->y + 3) & ~3;
     const float* as = a_buf(b) + a_row;
     const float* bs = b_buf(b) + tile_col;
     const std::uint8_t* os = o_buf(b) + group0 * kStageSlots;
-    std::uint32_t next0 = *reinterpret_cast<const std::uint32_t*>(os);
-    std::uint32_t next1 = GroupsPerThread == 2 ? *reinterpret_cast<const std::uint32_t*>(os + kStageSlots) : 0u;
+    std::uint32_t word[Groups], next[Groups];
+#pragma unroll
+    for (int g = 0; g < Groups; ++g) next[g] = *reinterpret_cast<const std::uint32_t*>(os + g * kStageSlots);
+    Fragment f;
+    if constexpr (kPipelined) load_fragment(f, as, bs, 0, next, 0);
     for (int s4 = 0; s4 < padded_slots; s4 += 4) {
-      // Offsets of the next four slots are fetched before these four are used.
-      const std::uint32_t word0 = next0, word1 = next1;
-      if (s4 + 4 < padded_slots) {
-        next0 = *reinterpret_cast<const std::uint32_t*>(os + s4 + 4);
-        if (GroupsPerThread == 2) next1 = *reinterpret_cast<const std::uint32_t*>(os + kStageSlots + s4 + 4);
+      const bool more = s4 + 4 < padded_slots;
+#pragma unroll
+      for (int g = 0; g < Groups; ++g) {
+        word[g] = next[g];
+        if (more) next[g] = *reinterpret_cast<const std::uint32_t*>(os + g * kStageSlots + s4 + 4);
       }
 #pragma unroll
       for (int q = 0; q < 4; ++q) {
-        const float4 b0 = *reinterpret_cast<const float4*>(bs + (s4 + q) * kTileCols);
-        const float4 b1 = *reinterpret_cast<const float4*>(bs + (s4 + q) * kTileCols + 4);
-        float a0[kThreadRows], a1[kThreadRows];
-        load_a(as, (word0 >> (8 * q)) & 0xff, a0);
-        if constexpr (GroupsPerThread == 2) load_a(as, (word1 >> (8 * q)) & 0xff, a1);
-#pragma unroll
-        for (int i = 0; i < kThreadRows; ++i) {
-          const float x = a0[i], y = GroupsPerThread == 2 ? a1[i] : a0[i];
-          acc[i][0] = fmaf(x, b0.x, acc[i][0]);
-          acc[i][1] = fmaf(x, b0.y, acc[i][1]);
-          acc[i][2] = fmaf(x, b0.z, acc[i][2]);
-          acc[i][3] = fmaf(x, b0.w, acc[i][3]);
-          acc[i][4] = fmaf(y, b1.x, acc[i][4]);
-          acc[i][5] = fmaf(y, b1.y, acc[i][5]);
-          acc[i][6] = fmaf(y, b1.z, acc[i][6]);
-          acc[i][7] = fmaf(y, b1.w, acc[i][7]);
+        Fragment cur;
+        if constexpr (kPipelined) {
+          cur = f;
+          if (q < 3) load_fragment(f, as, bs, s4 + q + 1, word, q + 1);
+          else if (more) load_fragment(f, as, bs, s4 + 4, next, 0);
+        } else {
+          load_fragment(cur, as, bs, s4 + q, word, q);
         }
+#pragma unroll
+        for (int i = 0; i < kThreadRows; ++i)
+#pragma unroll
+          for (int j = 0; j < kThreadCols; ++j) acc[i][j] = fmaf(cur.a[j / kColsPerGroup][i], cur.b[j], acc[i][j]);
       }
     }
   };
 
   // kStages-deep pipeline: stage t is computed while t + 1 .. t + kStages - 1 are in flight; the
-  // record of the next stage to load is fetched one iteration ahead.
-  int4 next_rec = count > 0 ? a.stage[first] : make_int4(0, 0, 0, 0);
+  // record (and packed: this thread's A columns) of the next stage to load is fetched one
+  // stage ahead, so no copy waits on a global load.
+  int4 next_rec = make_int4(0, 0, 0, 0);
+  int next_cols[kColsPerThread] = {};
+  auto fetch = [&](int s) {
+    next_rec = a.stage[first + s];
+    if (a.packed) {
+#pragma unroll
+      for (int j = 0; j < kColsPerThread; ++j) next_cols[j] = a.column_list[(first + s) * kStageCols + copy_col + 8 * j];
+    }
+  };
+  auto issue = [&](int s) {  // copies stage s into its buffer, fetches stage s + 1's record
+    const int4 rec = next_rec;
+    int cols[kColsPerThread];
+#pragma unroll
+    for (int j = 0; j < kColsPerThread; ++j) cols[j] = next_cols[j];
+    if (s + 1 < count) fetch(s + 1);
+    load_stage(rec, cols, s % kStages);
+  };
+  if (count > 0) fetch(0);
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (s < count) {
-      const int4 rec = next_rec;
-      if (s + 1 < count) next_rec = a.stage[first + s + 1];
-      load_stage(first + s, rec, s);
-    }
+    if (s < count) issue(s);
     cp_async_commit();
   }
   for (int t = 0; t < count; ++t) {
     cp_async_wait<kStages - 2>();
     __syncthreads();  // stage t visible to all; buffer (t - 1) % kStages no longer read
-    const int ahead = t + kStages - 1;
-    if (ahead < count) {
-      const int4 rec = next_rec;
-      if (ahead + 1 < count) next_rec = a.stage[first + ahead + 1];
-      load_stage(first + ahead, rec, ahead % kStages);
-    }
+    if (t + kStages - 1 < count) issue(t + kStages - 1);
     cp_async_commit();
     compute_stage(t % kStages);
   }
@@ -207,8 +260,9 @@ __global__ void __launch_bounds__(BM / kWarpRows * kWarpsN * 32, 2) vnm_spmm_ker
       for (int j = 0; j < kThreadCols; ++j)
         if (col + j < a.n) atomicAdd(c + j, acc[i][j]);
     } else if (p.c_vector && col + kThreadCols <= a.n) {
-      reinterpret_cast<float4*>(c)[0] = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
-      reinterpret_cast<float4*>(c)[1] = make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]);
+#pragma unroll
+      for (int v = 0; v < kThreadCols / 4; ++v)
+        reinterpret_cast<float4*>(c)[v] = make_float4(acc[i][4 * v], acc[i][4 * v + 1], acc[i][4 * v + 2], acc[i][4 * v + 3]);
     } else {
 #pragma unroll
       for (int j = 0; j < kThreadCols; ++j)
@@ -257,13 +311,14 @@ void launch_one(const Params& p, dim3 grid, cudaStream_t stream, const DeviceInf
                 std::to_string(dev.max_shared));
   auto kernel = vnm_spmm_kernel<BM, G>;
   TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-  kernel<<<grid, BM / kWarpRows * kWarpsN * 32, bytes, stream>>>(p);
+  kernel<<<grid, kThreadsOf<BM>, bytes, stream>>>(p);
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
 template <int BM>
 void launch_rows(const Params& p, dim3 grid, cudaStream_t stream, const DeviceInfo& dev) {
-  if (p.a.L == 4) launch_one<BM, 2>(p, grid, stream, dev);
+  if (p.a.L == 4) launch_one<BM, 4>(p, grid, stream, dev);
+  else if (p.a.L == 8) launch_one<BM, 2>(p, grid, stream, dev);
   else launch_one<BM, 1>(p, grid, stream, dev);
 }
 
@@ -285,18 +340,30 @@ bool vnm_prefers_packed(int N, int M, int L) {
 
 VnmLaunch vnm_choose_launch(const VnmSpmmArgs& a) {
   const DeviceInfo dev = device_info();
-  VnmLaunch l;
+  // Cost of a launch in block-row-stages per SM: full waves of blocks (an SM runs one 128-row
+  // or two 64-row blocks at a time, at about the same rate) times the rows and stages of a
+  // block, 3% more per extra split for the zeroing of C and the atomic sums.
   const std::int64_t col_tiles = (a.n + kTileCols - 1) / kTileCols;
-  const std::int64_t tiles128 = (a.m + 127) / 128 * col_tiles;
-  // Two blocks fit per SM; the larger tile once it gives every SM two blocks.
-  l.rows = tiles128 >= 2 * dev.sms ? VnmRowTile::Rows128 : VnmRowTile::Rows64;
-  const std::int64_t tiles = l.rows == VnmRowTile::Rows128 ? tiles128 : (a.m + 63) / 64 * col_tiles;
-  if (tiles > 0 && tiles < 2 * dev.sms) {
-    // Split k so that about two blocks run per SM, each over at least 4 stages.
-    const std::int64_t want = (2 * dev.sms + tiles - 1) / tiles;
-    l.split_k = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(want, a.max_tile_stages / 4)));
+  VnmLaunch best;
+  double best_cost = -1;
+  for (const VnmRowTile rows : {VnmRowTile::Rows128, VnmRowTile::Rows64}) {
+    const int bm = rows == VnmRowTile::Rows128 ? 128 : 64;
+    const int per_sm = rows == VnmRowTile::Rows128 ? kBlocksPerSm<128> : kBlocksPerSm<64>;
+    const std::int64_t tiles = (a.m + bm - 1) / bm * col_tiles;
+    const std::int64_t max_split = std::max<std::int64_t>(1, std::min<std::int64_t>(16, a.max_tile_stages / 4));
+    for (std::int64_t split = 1; split <= max_split; ++split) {
+      const std::int64_t slots = static_cast<std::int64_t>(dev.sms) * per_sm;
+      const std::int64_t waves = (tiles * split + slots - 1) / slots;
+      const double cost = static_cast<double>(waves) * per_sm * bm * ((a.max_tile_stages + split - 1) / split) *
+                          (1.0 + 0.03 * static_cast<double>(split - 1));
+      if (best_cost < 0 || cost < best_cost) {
+        best_cost = cost;
+        best.rows = rows;
+        best.split_k = static_cast<int>(split);
+      }
+    }
   }
-  return l;
+  return best;
 }
 
 void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced) {
