@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "tessera/core/error.hpp"
 #include "../../common/cuda_support.hpp"
@@ -74,39 +75,53 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
   const int first = tile_first + static_cast<int>(blockIdx.z) * per_split;
   const int count = max(0, min(per_split, tile_first + tile_count - first));
 
-  // Per-thread constants of the copies. A: this thread copies rows copy_row + kARowsPerPass i
-  // and staged columns copy_col + 8 j. A row past m is read from row 0 with a zero source size,
-  // so every copy's address stays inside A and needs no select.
+  // Per-thread constants of the copies (kept small: the accumulators take half the registers).
+  // A: this thread copies rows copy_row + kARowsPerPass i and staged columns copy_col + 8 j.
   constexpr int kARowsPerPass = kWarps * 4, kAPasses = BM / kARowsPerPass;
   constexpr int kColsPerThread = kStageCols / 8;
   const int copy_row = warp * 4 + lane / 8, copy_col = lane % 8;
-  const float* a_src[kAPasses];
-  int a_bytes[kAPasses];
-#pragma unroll
-  for (int i = 0; i < kAPasses; ++i) {
-    const std::int64_t row = m0 + copy_row + i * kARowsPerPass;
-    a_src[i] = a.A + (row < a.m ? row : 0) * a.lda;
-    a_bytes[i] = row < a.m ? 4 : 0;
-  }
+  const bool rows_inside = m0 + BM <= a.m;  // the block's rows all exist (every row tile but the last)
+  const float* a_thread = a.A + (rows_inside ? (m0 + copy_row) * a.lda : 0);
+  const std::int64_t a_pass = kARowsPerPass * a.lda;
+  // B: this thread copies 16-byte chunk b_chunk of stored rows b_row + kBRowsPerPass j.
+  constexpr int kBChunks = kTileCols / 4, kBRowsPerPass = kThreads / kBChunks;
+  const int b_chunk = tid % kBChunks, b_row = tid / kBChunks;
+  const bool b_col_ok = n0 + 4 * b_chunk < a.padded_cols;
+  const float* b_thread = a.vals + (b_col_ok ? n0 + 4 * b_chunk : 0);
   const std::int64_t groups = a.padded_cols / a.L;
 
-  // A columns of a stage into `as`: column_of(j, c) gives the A column of staged column c;
-  // `check` zero-fills columns past k (packed plans and a plain plan's last stage).
-  auto copy_a = [&](float* as, int cols, auto column_of, bool check) {
+  // A columns of a stage into `as`; column_of(j, c) gives the A column of staged column c.
+  // Columns past k read column 0 with a zero source size, and so do rows past m (CheckRows,
+  // last row tile only): every address stays inside A.
+  auto copy_a = [&](float* as, int cols, auto column_of, auto check_rows) {
 #pragma unroll
     for (int j = 0; j < kColsPerThread; ++j) {
       const int c = copy_col + 8 * j;
       if (c >= cols) break;
       std::int64_t col = column_of(j, c);
-      int keep = 4;
-      if (check) {
-        keep = col < a.k ? 4 : 0;
-        col = keep ? col : 0;
-      }
+      const int keep = col < a.k ? 4 : 0;
+      col = keep ? col : 0;
 #pragma unroll
-      for (int i = 0; i < kAPasses; ++i)
-        cp_async_4(as + c * Buf::a_stride + copy_row + i * kARowsPerPass, a_src[i] + col, keep & a_bytes[i]);
+      for (int i = 0; i < kAPasses; ++i) {
+        float* dst = as + c * Buf::a_stride + copy_row + i * kARowsPerPass;
+        if constexpr (decltype(check_rows)::value) {
+          const std::int64_t row = m0 + copy_row + i * kARowsPerPass;
+          const bool ok = row < a.m;
+          cp_async_4(dst, a.A + (ok ? row : 0) * a.lda + col, ok ? keep : 0);
+        } else {
+          cp_async_4(dst, a_thread + i * a_pass + col, keep);
+        }
+      }
     }
+  };
+  // A full plain stage inside A: one pointer, immediate offsets, no predicates.
+  auto copy_a_full = [&](float* as, std::int64_t col0) {
+    const float* src = a_thread + col0 + copy_col;
+#pragma unroll
+    for (int i = 0; i < kAPasses; ++i)
+#pragma unroll
+      for (int j = 0; j < kColsPerThread; ++j)
+        cp_async_4(as + (copy_col + 8 * j) * Buf::a_stride + copy_row + i * kARowsPerPass, src + i * a_pass + 8 * j, 4);
   };
 
   // Global -> shared copies of stage record `rec` (packed: its A columns `cols_of`, this
@@ -115,11 +130,12 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
     const int row0 = rec.x, slots = rec.y, cols = rec.z, base = rec.w;
     if (tid == 0) *rec_buf(b) = rec;
     const int padded_slots = (slots + 3) & ~3;
-    float* bs = b_buf(b);
-    for (int c = tid; c < padded_slots * (kTileCols / 4); c += kThreads) {  // B: 16-byte chunks
-      const int j = c / (kTileCols / 4), col = (c % (kTileCols / 4)) * 4;
-      const bool ok = j < slots && n0 + col < a.padded_cols;
-      cp_async_16(bs + j * kTileCols + col, ok ? a.vals + (row0 + j) * a.padded_cols + n0 + col : a.vals, ok ? 16 : 0);
+    float* bs = b_buf(b) + 4 * b_chunk;
+    const float* src = b_thread + static_cast<std::int64_t>(row0 + b_row) * a.padded_cols;
+    const std::int64_t b_step = kBRowsPerPass * a.padded_cols;
+    for (int j = b_row; j < padded_slots; j += kBRowsPerPass, src += b_step) {
+      const bool ok = b_col_ok && j < slots;
+      cp_async_16(bs + j * kTileCols, ok ? src : a.vals, ok ? 16 : 0);
     }
     std::uint8_t* os = o_buf(b);
     constexpr int kWords = kStageSlots / 4;  // a full stage's offsets (rows end with that much slack)
@@ -133,9 +149,17 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
     float* as = a_buf(b);
     const std::int64_t plain_col0 = static_cast<std::int64_t>(row0 / a.N) * a.M;
     auto plain = [&](int, int c) { return plain_col0 + c; };
-    if (a.packed) copy_a(as, cols, [&](int j, int) { return static_cast<std::int64_t>(cols_of[j]); }, true);
-    else if (plain_col0 + cols <= a.k) copy_a(as, cols, plain, false);  // immediate offsets, no predicates
-    else copy_a(as, cols, plain, true);
+    auto packed = [&](int j, int) { return static_cast<std::int64_t>(cols_of[j]); };
+    if (!rows_inside) {
+      if (a.packed) copy_a(as, cols, packed, std::true_type{});
+      else copy_a(as, cols, plain, std::true_type{});
+    } else if (a.packed) {
+      copy_a(as, cols, packed, std::false_type{});
+    } else if (cols == kStageCols && plain_col0 + cols <= a.k) {
+      copy_a_full(as, plain_col0);
+    } else {
+      copy_a(as, cols, plain, std::false_type{});
+    }
   };
 
   // (8 x 16) accumulators: rows ty * 4 + {0..3} and 32 + ty * 4 + {0..3} of the warp tile,
@@ -153,64 +177,43 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
 #pragma unroll
     for (int j = 0; j < kThreadCols; ++j) acc[i][j] = 0.f;
 
-  // A stored row's operands: the thread's 16 B values and the 8 A values of each of its groups.
-  struct Fragment {
-    float b[kThreadCols];
-    float a[Groups][kThreadRows];
-  };
-  // Loads slot `slot` of the buffer at (as, bs); `words` hold the offsets of four slots from `q`'s byte.
-  auto load_fragment = [&](Fragment& f, const float* as, const float* bs, int slot, const std::uint32_t (&words)[Groups],
-                           int q) {
-#pragma unroll
-    for (int v = 0; v < kThreadCols / 4; ++v) {
-      const float4 x = *reinterpret_cast<const float4*>(bs + slot * kTileCols + 4 * v);
-      f.b[4 * v] = x.x, f.b[4 * v + 1] = x.y, f.b[4 * v + 2] = x.z, f.b[4 * v + 3] = x.w;
-    }
-#pragma unroll
-    for (int g = 0; g < Groups; ++g) {
-      const float* col = as + ((words[g] >> (8 * q)) & 0xff) * Buf::a_stride;
-      const float4 lo = *reinterpret_cast<const float4*>(col);
-      const float4 hi = *reinterpret_cast<const float4*>(col + 32);
-      f.a[g][0] = lo.x, f.a[g][1] = lo.y, f.a[g][2] = lo.z, f.a[g][3] = lo.w;
-      f.a[g][4] = hi.x, f.a[g][5] = hi.y, f.a[g][6] = hi.z, f.a[g][7] = hi.w;
-    }
-  };
-
-  // Software-pipelined over the stage's stored rows: the operands of row s + 1 are loaded
-  // before the 128 FMAs of row s, across the four-row steps too, so no FMA waits on a shared
-  // load (not for L = 4, whose two fragments of 48 values would spill).
-  constexpr bool kPipelined = Groups < 4;
   auto compute_stage = [&](int b) {
     const int padded_slots = (rec_buf(b)->y + 3) & ~3;
     const float* as = a_buf(b) + a_row;
     const float* bs = b_buf(b) + tile_col;
     const std::uint8_t* os = o_buf(b) + group0 * kStageSlots;
-    std::uint32_t word[Groups], next[Groups];
+    std::uint32_t next[Groups];
 #pragma unroll
     for (int g = 0; g < Groups; ++g) next[g] = *reinterpret_cast<const std::uint32_t*>(os + g * kStageSlots);
-    Fragment f;
-    if constexpr (kPipelined) load_fragment(f, as, bs, 0, next, 0);
     for (int s4 = 0; s4 < padded_slots; s4 += 4) {
-      const bool more = s4 + 4 < padded_slots;
+      // Offsets of the next four slots are fetched before these four are used.
+      std::uint32_t word[Groups];
 #pragma unroll
       for (int g = 0; g < Groups; ++g) {
         word[g] = next[g];
-        if (more) next[g] = *reinterpret_cast<const std::uint32_t*>(os + g * kStageSlots + s4 + 4);
+        if (s4 + 4 < padded_slots) next[g] = *reinterpret_cast<const std::uint32_t*>(os + g * kStageSlots + s4 + 4);
       }
 #pragma unroll
       for (int q = 0; q < 4; ++q) {
-        Fragment cur;
-        if constexpr (kPipelined) {
-          cur = f;
-          if (q < 3) load_fragment(f, as, bs, s4 + q + 1, word, q + 1);
-          else if (more) load_fragment(f, as, bs, s4 + 4, next, 0);
-        } else {
-          load_fragment(cur, as, bs, s4 + q, word, q);
+        float bv[kThreadCols];
+#pragma unroll
+        for (int v = 0; v < kThreadCols / 4; ++v) {
+          const float4 x = *reinterpret_cast<const float4*>(bs + (s4 + q) * kTileCols + 4 * v);
+          bv[4 * v] = x.x, bv[4 * v + 1] = x.y, bv[4 * v + 2] = x.z, bv[4 * v + 3] = x.w;
+        }
+        float av[Groups][kThreadRows];
+#pragma unroll
+        for (int g = 0; g < Groups; ++g) {
+          const float* col = as + ((word[g] >> (8 * q)) & 0xff) * Buf::a_stride;
+          const float4 lo = *reinterpret_cast<const float4*>(col);
+          const float4 hi = *reinterpret_cast<const float4*>(col + 32);
+          av[g][0] = lo.x, av[g][1] = lo.y, av[g][2] = lo.z, av[g][3] = lo.w;
+          av[g][4] = hi.x, av[g][5] = hi.y, av[g][6] = hi.z, av[g][7] = hi.w;
         }
 #pragma unroll
         for (int i = 0; i < kThreadRows; ++i)
 #pragma unroll
-          for (int j = 0; j < kThreadCols; ++j) acc[i][j] = fmaf(cur.a[j / kColsPerGroup][i], cur.b[j], acc[i][j]);
+          for (int j = 0; j < kThreadCols; ++j) acc[i][j] = fmaf(av[j / kColsPerGroup][i], bv[j], acc[i][j]);
       }
     }
   };
@@ -255,7 +258,12 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
     const std::int64_t row = m0 + a_row + (i < 4 ? i : 32 + i - 4);
     if (row >= a.m) continue;
     float* c = a.C + row * a.ldc + col;
-    if (p.atomic) {
+    if (p.atomic && p.c_vector && col + kThreadCols <= a.n) {
+#pragma unroll
+      for (int v = 0; v < kThreadCols / 4; ++v)  // one 16-byte reduction instead of four
+        atomicAdd(reinterpret_cast<float4*>(c) + v,
+                  make_float4(acc[i][4 * v], acc[i][4 * v + 1], acc[i][4 * v + 2], acc[i][4 * v + 3]));
+    } else if (p.atomic) {
 #pragma unroll
       for (int j = 0; j < kThreadCols; ++j)
         if (col + j < a.n) atomicAdd(c + j, acc[i][j]);
@@ -340,22 +348,22 @@ bool vnm_prefers_packed(int N, int M, int L) {
 
 VnmLaunch vnm_choose_launch(const VnmSpmmArgs& a) {
   const DeviceInfo dev = device_info();
-  // Cost of a launch in block-row-stages per SM: full waves of blocks (an SM runs one 128-row
-  // or two 64-row blocks at a time, at about the same rate) times the rows and stages of a
-  // block, 3% more per extra split for the zeroing of C and the atomic sums.
+  // Estimated time in stages of an SM: full waves of blocks (an SM runs one 128-row or two
+  // 64-row blocks at a time, at about the same rate) times a block's stages, plus one stage per
+  // block for filling the pipeline and two more for the atomic sums of split-K; 64-row blocks
+  // pay 5% for copying B twice as often per FMA.
   const std::int64_t col_tiles = (a.n + kTileCols - 1) / kTileCols;
   VnmLaunch best;
   double best_cost = -1;
   for (const VnmRowTile rows : {VnmRowTile::Rows128, VnmRowTile::Rows64}) {
-    const int bm = rows == VnmRowTile::Rows128 ? 128 : 64;
-    const int per_sm = rows == VnmRowTile::Rows128 ? kBlocksPerSm<128> : kBlocksPerSm<64>;
-    const std::int64_t tiles = (a.m + bm - 1) / bm * col_tiles;
+    const bool tall = rows == VnmRowTile::Rows128;
+    const int bm = tall ? 128 : 64, per_sm = tall ? kBlocksPerSm<128> : kBlocksPerSm<64>;
+    const std::int64_t tiles = (a.m + bm - 1) / bm * col_tiles, slots = static_cast<std::int64_t>(dev.sms) * per_sm;
     const std::int64_t max_split = std::max<std::int64_t>(1, std::min<std::int64_t>(16, a.max_tile_stages / 4));
     for (std::int64_t split = 1; split <= max_split; ++split) {
-      const std::int64_t slots = static_cast<std::int64_t>(dev.sms) * per_sm;
       const std::int64_t waves = (tiles * split + slots - 1) / slots;
-      const double cost = static_cast<double>(waves) * per_sm * bm * ((a.max_tile_stages + split - 1) / split) *
-                          (1.0 + 0.03 * static_cast<double>(split - 1));
+      const double per_block = static_cast<double>((a.max_tile_stages + split - 1) / split) + (split > 1 ? 3 : 1);
+      const double cost = static_cast<double>(waves) * per_block * (tall ? 1.0 : 1.05);
       if (best_cost < 0 || cost < best_cost) {
         best_cost = cost;
         best.rows = rows;
