@@ -27,7 +27,7 @@ const NmSpmmOptions kPlain{NmSpmmAlgorithm::CudaTiled, VnmLayout::Plain};
 const NmSpmmOptions kPacked{NmSpmmAlgorithm::CudaTiled, VnmLayout::Packed};
 
 TEST(VnmSpmmCuda, EveryPatternOnOddShapes) {
-  // Every N:M with M <= 32 for every L; m, k, n cross the 128 x 128 tiles and the stages.
+  // Every N:M with M <= 32 for every L; m, k, n cross the row tiles and the stages.
   std::uint64_t seed = 1;
   for (int M = 2; M <= 32; ++M)
     for (int N = 1; N < M; ++N)

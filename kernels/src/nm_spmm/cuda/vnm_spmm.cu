@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "tessera/core/error.hpp"
 #include "../../common/cuda_support.hpp"
@@ -17,10 +18,17 @@ namespace {
 constexpr int kTileCols = kVnmTileCols;            // BN
 constexpr int kStages = kVnmPipelineStages;
 constexpr int kStageCols = 64, kStageSlots = 32;   // formats/vnm/staging.hpp's kVnmStageColumns / Slots
-constexpr int kWarpRows = 64, kWarpCols = 32;      // warp tile: 8 x 4 threads of 8 x 8
-constexpr int kThreadRows = 8, kThreadCols = 8;
+constexpr int kWarpRows = 64, kWarpCols = 64;      // warp tile: 8 x 4 threads of 8 x 16
+constexpr int kThreadRows = 8, kThreadCols = 16;
 constexpr int kWarpsN = kTileCols / kWarpCols;     // 4
 static_assert(kWarpRows == 8 * kThreadRows && kWarpCols == 4 * kThreadCols, "warp = 8 x 4 threads");
+
+template <int BM>
+constexpr int kThreadsOf = BM / kWarpRows * kWarpsN * 32;
+// The 128-row block (8 warps) takes a whole SM so that its threads may hold 128 accumulators
+// and double-buffered fragments; two 64-row blocks (4 warps each) share one.
+template <int BM>
+constexpr int kBlocksPerSm = BM == 128 ? 1 : 2;
 
 struct Params {
   VnmSpmmArgs a;
@@ -44,10 +52,11 @@ struct Buffer {
   static_assert(bytes % 16 == 0, "buffers stay 16-byte aligned");
 };
 
-template <int BM, int GroupsPerThread>
-__global__ void __launch_bounds__(BM / kWarpRows * kWarpsN * 32, 2) vnm_spmm_kernel(const Params p) {
+// Groups: column groups a thread's 16 columns span (1 for L >= 16, 16 / L below).
+template <int BM, int Groups>
+__global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_kernel(const Params p) {
   using Buf = Buffer<BM>;
-  constexpr int kThreads = BM / kWarpRows * kWarpsN * 32;
+  constexpr int kThreads = kThreadsOf<BM>;
   constexpr int kWarps = kThreads / 32;
   extern __shared__ __align__(16) unsigned char smem[];
   const VnmSpmmArgs& a = p.a;
@@ -66,27 +75,67 @@ __global__ void __launch_bounds__(BM / kWarpRows * kWarpsN * 32, 2) vnm_spmm_ker
   const int first = tile_first + static_cast<int>(blockIdx.z) * per_split;
   const int count = max(0, min(per_split, tile_first + tile_count - first));
 
-  // Per-thread constants of the copies. A: this thread copies rows copy_row + kARowsPerPass i
-  // (zero-filled past m) and staged columns copy_col + 8 j.
-  constexpr int kARowsPerPass = kWarps * 4;
+  // Per-thread constants of the copies (kept small: the accumulators take half the registers).
+  // A: this thread copies rows copy_row + kARowsPerPass i and staged columns copy_col + 8 j.
+  constexpr int kARowsPerPass = kWarps * 4, kAPasses = BM / kARowsPerPass;
+  constexpr int kColsPerThread = kStageCols / 8;
   const int copy_row = warp * 4 + lane / 8, copy_col = lane % 8;
-  const float* a_rows = a.A + (m0 + copy_row) * a.lda;
-  const std::int64_t a_pass_stride = kARowsPerPass * a.lda;
-  unsigned a_rows_ok = 0;
-#pragma unroll
-  for (int i = 0; i < BM / kARowsPerPass; ++i) a_rows_ok |= (m0 + copy_row + i * kARowsPerPass < a.m ? 1u : 0u) << i;
+  const bool rows_inside = m0 + BM <= a.m;  // the block's rows all exist (every row tile but the last)
+  const float* a_thread = a.A + (rows_inside ? (m0 + copy_row) * a.lda : 0);
+  const std::int64_t a_pass = kARowsPerPass * a.lda;
+  // B: this thread copies 16-byte chunk b_chunk of stored rows b_row + kBRowsPerPass j.
+  constexpr int kBChunks = kTileCols / 4, kBRowsPerPass = kThreads / kBChunks;
+  const int b_chunk = tid % kBChunks, b_row = tid / kBChunks;
+  const bool b_col_ok = n0 + 4 * b_chunk < a.padded_cols;
+  const float* b_thread = a.vals + (b_col_ok ? n0 + 4 * b_chunk : 0);
   const std::int64_t groups = a.padded_cols / a.L;
 
-  // Global -> shared copies of stage `st` (record `rec`) into buffer `b`; nothing waits here.
-  auto load_stage = [&](int st, const int4& rec, int b) {
+  // A columns of a stage into `as`; column_of(j, c) gives the A column of staged column c.
+  // Columns past k read column 0 with a zero source size, and so do rows past m (CheckRows,
+  // last row tile only): every address stays inside A.
+  auto copy_a = [&](float* as, int cols, auto column_of, auto check_rows) {
+#pragma unroll
+    for (int j = 0; j < kColsPerThread; ++j) {
+      const int c = copy_col + 8 * j;
+      if (c >= cols) break;
+      std::int64_t col = column_of(j, c);
+      const int keep = col < a.k ? 4 : 0;
+      col = keep ? col : 0;
+#pragma unroll
+      for (int i = 0; i < kAPasses; ++i) {
+        float* dst = as + c * Buf::a_stride + copy_row + i * kARowsPerPass;
+        if constexpr (decltype(check_rows)::value) {
+          const std::int64_t row = m0 + copy_row + i * kARowsPerPass;
+          const bool ok = row < a.m;
+          cp_async_4(dst, a.A + (ok ? row : 0) * a.lda + col, ok ? keep : 0);
+        } else {
+          cp_async_4(dst, a_thread + i * a_pass + col, keep);
+        }
+      }
+    }
+  };
+  // A full plain stage inside A: one pointer, immediate offsets, no predicates.
+  auto copy_a_full = [&](float* as, std::int64_t col0) {
+    const float* src = a_thread + col0 + copy_col;
+#pragma unroll
+    for (int i = 0; i < kAPasses; ++i)
+#pragma unroll
+      for (int j = 0; j < kColsPerThread; ++j)
+        cp_async_4(as + (copy_col + 8 * j) * Buf::a_stride + copy_row + i * kARowsPerPass, src + i * a_pass + 8 * j, 4);
+  };
+
+  // Global -> shared copies of stage record `rec` (packed: its A columns `cols_of`, this
+  // thread's share) into buffer `b`; nothing waits here.
+  auto load_stage = [&](const int4& rec, const int (&cols_of)[kColsPerThread], int b) {
     const int row0 = rec.x, slots = rec.y, cols = rec.z, base = rec.w;
     if (tid == 0) *rec_buf(b) = rec;
     const int padded_slots = (slots + 3) & ~3;
-    float* bs = b_buf(b);
-    for (int c = tid; c < padded_slots * (kTileCols / 4); c += kThreads) {  // B: 16-byte chunks
-      const int j = c / (kTileCols / 4), col = (c % (kTileCols / 4)) * 4;
-      const bool ok = j < slots && n0 + col < a.padded_cols;
-      cp_async_16(bs + j * kTileCols + col, ok ? a.vals + (row0 + j) * a.padded_cols + n0 + col : a.vals, ok ? 16 : 0);
+    float* bs = b_buf(b) + 4 * b_chunk;
+    const float* src = b_thread + static_cast<std::int64_t>(row0 + b_row) * a.padded_cols;
+    const std::int64_t b_step = kBRowsPerPass * a.padded_cols;
+    for (int j = b_row; j < padded_slots; j += kBRowsPerPass, src += b_step) {
+      const bool ok = b_col_ok && j < slots;
+      cp_async_16(bs + j * kTileCols, ok ? src : a.vals, ok ? 16 : 0);
     }
     std::uint8_t* os = o_buf(b);
     constexpr int kWords = kStageSlots / 4;  // a full stage's offsets (rows end with that much slack)
@@ -99,99 +148,106 @@ __global__ void __launch_bounds__(BM / kWarpRows * kWarpsN * 32, 2) vnm_spmm_ker
     }
     float* as = a_buf(b);
     const std::int64_t plain_col0 = static_cast<std::int64_t>(row0 / a.N) * a.M;
-#pragma unroll
-    for (int j = 0; j < kStageCols / 8; ++j) {
-      const int c = copy_col + 8 * j;
-      if (c >= cols) break;
-      const std::int64_t col = a.packed ? a.column_list[st * kStageCols + c] : plain_col0 + c;
-      const bool col_ok = col < a.k;
-      const float* src = a_rows + col;
-#pragma unroll
-      for (int i = 0; i < BM / kARowsPerPass; ++i) {
-        const bool ok = col_ok && (a_rows_ok >> i & 1u);
-        cp_async_4(as + c * Buf::a_stride + copy_row + i * kARowsPerPass, ok ? src + i * a_pass_stride : a.A,
-                   ok ? 4 : 0);
-      }
+    auto plain = [&](int, int c) { return plain_col0 + c; };
+    auto packed = [&](int j, int) { return static_cast<std::int64_t>(cols_of[j]); };
+    if (!rows_inside) {
+      if (a.packed) copy_a(as, cols, packed, std::true_type{});
+      else copy_a(as, cols, plain, std::true_type{});
+    } else if (a.packed) {
+      copy_a(as, cols, packed, std::false_type{});
+    } else if (cols == kStageCols && plain_col0 + cols <= a.k) {
+      copy_a_full(as, plain_col0);
+    } else {
+      copy_a(as, cols, plain, std::false_type{});
     }
   };
 
-  // (8 x 8) accumulators: rows ty * 4 + {0..3} and 32 + ty * 4 + {0..3} of the warp tile,
-  // columns tx * 8 + {0..7}.
+  // (8 x 16) accumulators: rows ty * 4 + {0..3} and 32 + ty * 4 + {0..3} of the warp tile,
+  // columns tx * 16 + {0..15}. Lanes 8 tx .. 8 tx + 7 share their columns: each quarter-warp
+  // phase of a 16-byte shared load reads one B chunk (broadcast) and 8 adjacent A chunks.
   const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
-  const int ty = lane / 4, tx = lane % 4;
+  const int ty = lane % 8, tx = lane / 8;
   const int tile_col = warp_n * kWarpCols + tx * kThreadCols;  // first column of this thread in the tile
-  const int group0 = tile_col / a.L;                           // its (first) column group in the tile
+  const int group0 = tile_col / a.L;                           // its first column group in the tile
   const int a_row = warp_m * kWarpRows + ty * 4;
+  constexpr int kColsPerGroup = kThreadCols / Groups;
   float acc[kThreadRows][kThreadCols];
 #pragma unroll
   for (int i = 0; i < kThreadRows; ++i)
 #pragma unroll
     for (int j = 0; j < kThreadCols; ++j) acc[i][j] = 0.f;
 
-  auto load_a = [&](const float* as, int c, float (&v)[kThreadRows]) {
-    const float4 lo = *reinterpret_cast<const float4*>(as + c * Buf::a_stride);
-    const float4 hi = *reinterpret_cast<const float4*>(as + c * Buf::a_stride + 32);
-    v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w, v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
-  };
-
   auto compute_stage = [&](int b) {
     const int padded_slots = (rec_buf(b)->y + 3) & ~3;
     const float* as = a_buf(b) + a_row;
     const float* bs = b_buf(b) + tile_col;
     const std::uint8_t* os = o_buf(b) + group0 * kStageSlots;
-    std::uint32_t next0 = *reinterpret_cast<const std::uint32_t*>(os);
-    std::uint32_t next1 = GroupsPerThread == 2 ? *reinterpret_cast<const std::uint32_t*>(os + kStageSlots) : 0u;
+    std::uint32_t next[Groups];
+#pragma unroll
+    for (int g = 0; g < Groups; ++g) next[g] = *reinterpret_cast<const std::uint32_t*>(os + g * kStageSlots);
     for (int s4 = 0; s4 < padded_slots; s4 += 4) {
       // Offsets of the next four slots are fetched before these four are used.
-      const std::uint32_t word0 = next0, word1 = next1;
-      if (s4 + 4 < padded_slots) {
-        next0 = *reinterpret_cast<const std::uint32_t*>(os + s4 + 4);
-        if (GroupsPerThread == 2) next1 = *reinterpret_cast<const std::uint32_t*>(os + kStageSlots + s4 + 4);
+      std::uint32_t word[Groups];
+#pragma unroll
+      for (int g = 0; g < Groups; ++g) {
+        word[g] = next[g];
+        if (s4 + 4 < padded_slots) next[g] = *reinterpret_cast<const std::uint32_t*>(os + g * kStageSlots + s4 + 4);
       }
 #pragma unroll
       for (int q = 0; q < 4; ++q) {
-        const float4 b0 = *reinterpret_cast<const float4*>(bs + (s4 + q) * kTileCols);
-        const float4 b1 = *reinterpret_cast<const float4*>(bs + (s4 + q) * kTileCols + 4);
-        float a0[kThreadRows], a1[kThreadRows];
-        load_a(as, (word0 >> (8 * q)) & 0xff, a0);
-        if constexpr (GroupsPerThread == 2) load_a(as, (word1 >> (8 * q)) & 0xff, a1);
+        float bv[kThreadCols];
 #pragma unroll
-        for (int i = 0; i < kThreadRows; ++i) {
-          const float x = a0[i], y = GroupsPerThread == 2 ? a1[i] : a0[i];
-          acc[i][0] = fmaf(x, b0.x, acc[i][0]);
-          acc[i][1] = fmaf(x, b0.y, acc[i][1]);
-          acc[i][2] = fmaf(x, b0.z, acc[i][2]);
-          acc[i][3] = fmaf(x, b0.w, acc[i][3]);
-          acc[i][4] = fmaf(y, b1.x, acc[i][4]);
-          acc[i][5] = fmaf(y, b1.y, acc[i][5]);
-          acc[i][6] = fmaf(y, b1.z, acc[i][6]);
-          acc[i][7] = fmaf(y, b1.w, acc[i][7]);
+        for (int v = 0; v < kThreadCols / 4; ++v) {
+          const float4 x = *reinterpret_cast<const float4*>(bs + (s4 + q) * kTileCols + 4 * v);
+          bv[4 * v] = x.x, bv[4 * v + 1] = x.y, bv[4 * v + 2] = x.z, bv[4 * v + 3] = x.w;
         }
+        float av[Groups][kThreadRows];
+#pragma unroll
+        for (int g = 0; g < Groups; ++g) {
+          const float* col = as + ((word[g] >> (8 * q)) & 0xff) * Buf::a_stride;
+          const float4 lo = *reinterpret_cast<const float4*>(col);
+          const float4 hi = *reinterpret_cast<const float4*>(col + 32);
+          av[g][0] = lo.x, av[g][1] = lo.y, av[g][2] = lo.z, av[g][3] = lo.w;
+          av[g][4] = hi.x, av[g][5] = hi.y, av[g][6] = hi.z, av[g][7] = hi.w;
+        }
+#pragma unroll
+        for (int i = 0; i < kThreadRows; ++i)
+#pragma unroll
+          for (int j = 0; j < kThreadCols; ++j) acc[i][j] = fmaf(av[j / kColsPerGroup][i], bv[j], acc[i][j]);
       }
     }
   };
 
   // kStages-deep pipeline: stage t is computed while t + 1 .. t + kStages - 1 are in flight; the
-  // record of the next stage to load is fetched one iteration ahead.
-  int4 next_rec = count > 0 ? a.stage[first] : make_int4(0, 0, 0, 0);
+  // record (and packed: this thread's A columns) of the next stage to load is fetched one
+  // stage ahead, so no copy waits on a global load.
+  int4 next_rec = make_int4(0, 0, 0, 0);
+  int next_cols[kColsPerThread] = {};
+  auto fetch = [&](int s) {
+    next_rec = a.stage[first + s];
+    if (a.packed) {
+#pragma unroll
+      for (int j = 0; j < kColsPerThread; ++j) next_cols[j] = a.column_list[(first + s) * kStageCols + copy_col + 8 * j];
+    }
+  };
+  auto issue = [&](int s) {  // copies stage s into its buffer, fetches stage s + 1's record
+    const int4 rec = next_rec;
+    int cols[kColsPerThread];
+#pragma unroll
+    for (int j = 0; j < kColsPerThread; ++j) cols[j] = next_cols[j];
+    if (s + 1 < count) fetch(s + 1);
+    load_stage(rec, cols, s % kStages);
+  };
+  if (count > 0) fetch(0);
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (s < count) {
-      const int4 rec = next_rec;
-      if (s + 1 < count) next_rec = a.stage[first + s + 1];
-      load_stage(first + s, rec, s);
-    }
+    if (s < count) issue(s);
     cp_async_commit();
   }
   for (int t = 0; t < count; ++t) {
     cp_async_wait<kStages - 2>();
     __syncthreads();  // stage t visible to all; buffer (t - 1) % kStages no longer read
-    const int ahead = t + kStages - 1;
-    if (ahead < count) {
-      const int4 rec = next_rec;
-      if (ahead + 1 < count) next_rec = a.stage[first + ahead + 1];
-      load_stage(first + ahead, rec, ahead % kStages);
-    }
+    if (t + kStages - 1 < count) issue(t + kStages - 1);
     cp_async_commit();
     compute_stage(t % kStages);
   }
@@ -202,13 +258,19 @@ __global__ void __launch_bounds__(BM / kWarpRows * kWarpsN * 32, 2) vnm_spmm_ker
     const std::int64_t row = m0 + a_row + (i < 4 ? i : 32 + i - 4);
     if (row >= a.m) continue;
     float* c = a.C + row * a.ldc + col;
-    if (p.atomic) {
+    if (p.atomic && p.c_vector && col + kThreadCols <= a.n) {
+#pragma unroll
+      for (int v = 0; v < kThreadCols / 4; ++v)  // one 16-byte reduction instead of four
+        atomicAdd(reinterpret_cast<float4*>(c) + v,
+                  make_float4(acc[i][4 * v], acc[i][4 * v + 1], acc[i][4 * v + 2], acc[i][4 * v + 3]));
+    } else if (p.atomic) {
 #pragma unroll
       for (int j = 0; j < kThreadCols; ++j)
         if (col + j < a.n) atomicAdd(c + j, acc[i][j]);
     } else if (p.c_vector && col + kThreadCols <= a.n) {
-      reinterpret_cast<float4*>(c)[0] = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
-      reinterpret_cast<float4*>(c)[1] = make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]);
+#pragma unroll
+      for (int v = 0; v < kThreadCols / 4; ++v)
+        reinterpret_cast<float4*>(c)[v] = make_float4(acc[i][4 * v], acc[i][4 * v + 1], acc[i][4 * v + 2], acc[i][4 * v + 3]);
     } else {
 #pragma unroll
       for (int j = 0; j < kThreadCols; ++j)
@@ -257,13 +319,14 @@ void launch_one(const Params& p, dim3 grid, cudaStream_t stream, const DeviceInf
                 std::to_string(dev.max_shared));
   auto kernel = vnm_spmm_kernel<BM, G>;
   TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-  kernel<<<grid, BM / kWarpRows * kWarpsN * 32, bytes, stream>>>(p);
+  kernel<<<grid, kThreadsOf<BM>, bytes, stream>>>(p);
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
 template <int BM>
 void launch_rows(const Params& p, dim3 grid, cudaStream_t stream, const DeviceInfo& dev) {
-  if (p.a.L == 4) launch_one<BM, 2>(p, grid, stream, dev);
+  if (p.a.L == 4) launch_one<BM, 4>(p, grid, stream, dev);
+  else if (p.a.L == 8) launch_one<BM, 2>(p, grid, stream, dev);
   else launch_one<BM, 1>(p, grid, stream, dev);
 }
 
@@ -285,18 +348,30 @@ bool vnm_prefers_packed(int N, int M, int L) {
 
 VnmLaunch vnm_choose_launch(const VnmSpmmArgs& a) {
   const DeviceInfo dev = device_info();
-  VnmLaunch l;
+  // Estimated time in stages of an SM: full waves of blocks (an SM runs one 128-row or two
+  // 64-row blocks at a time, at about the same rate) times a block's stages, plus one stage per
+  // block for filling the pipeline and two more for the atomic sums of split-K; 64-row blocks
+  // pay 5% for copying B twice as often per FMA.
   const std::int64_t col_tiles = (a.n + kTileCols - 1) / kTileCols;
-  const std::int64_t tiles128 = (a.m + 127) / 128 * col_tiles;
-  // Two blocks fit per SM; the larger tile once it gives every SM two blocks.
-  l.rows = tiles128 >= 2 * dev.sms ? VnmRowTile::Rows128 : VnmRowTile::Rows64;
-  const std::int64_t tiles = l.rows == VnmRowTile::Rows128 ? tiles128 : (a.m + 63) / 64 * col_tiles;
-  if (tiles > 0 && tiles < 2 * dev.sms) {
-    // Split k so that about two blocks run per SM, each over at least 4 stages.
-    const std::int64_t want = (2 * dev.sms + tiles - 1) / tiles;
-    l.split_k = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(want, a.max_tile_stages / 4)));
+  VnmLaunch best;
+  double best_cost = -1;
+  for (const VnmRowTile rows : {VnmRowTile::Rows128, VnmRowTile::Rows64}) {
+    const bool tall = rows == VnmRowTile::Rows128;
+    const int bm = tall ? 128 : 64, per_sm = tall ? kBlocksPerSm<128> : kBlocksPerSm<64>;
+    const std::int64_t tiles = (a.m + bm - 1) / bm * col_tiles, slots = static_cast<std::int64_t>(dev.sms) * per_sm;
+    const std::int64_t max_split = std::max<std::int64_t>(1, std::min<std::int64_t>(16, a.max_tile_stages / 4));
+    for (std::int64_t split = 1; split <= max_split; ++split) {
+      const std::int64_t waves = (tiles * split + slots - 1) / slots;
+      const double per_block = static_cast<double>((a.max_tile_stages + split - 1) / split) + (split > 1 ? 3 : 1);
+      const double cost = static_cast<double>(waves) * per_block * (tall ? 1.0 : 1.05);
+      if (best_cost < 0 || cost < best_cost) {
+        best_cost = cost;
+        best.rows = rows;
+        best.split_k = static_cast<int>(split);
+      }
+    }
   }
-  return l;
+  return best;
 }
 
 void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced) {

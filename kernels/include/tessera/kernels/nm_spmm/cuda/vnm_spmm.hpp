@@ -4,18 +4,19 @@
 // stand-alone programs in perf_tests/vnm call the same code.
 //
 // Algorithm (kernels/src/nm_spmm/cuda/vnm_spmm.cu):
-//   * hierarchy: a thread block computes a (BM x kVnmTileCols) tile of C, BM = 128 or 64 by
-//     shape; each warp a 64 x 32 tile (8 x 4 threads); each thread 8 rows x 8 adjacent columns
-//     (one column group for L >= 8, two for L = 4);
+//   * hierarchy: a thread block computes a (BM x kVnmTileCols) tile of C, BM = 128 (8 warps, one
+//     block per SM) or 64 (4 warps, two per SM) by shape; each warp a 64 x 64 tile (8 x 4
+//     threads); each thread 8 rows x 16 adjacent columns (one column group for L >= 16, 16 / L
+//     below), so each shared-memory load feeds 32 FMAs or more;
 //   * k is walked in the stages of a stage plan (formats/vnm/staging.hpp): per stage, up to 64
 //     columns of A (transposed: one column contiguous), up to 32 stored rows of B and their
 //     offsets go to shared memory with cp.async (no registers), double-buffered
 //     (kVnmPipelineStages = 2: stage t + 1 is in flight while stage t is computed);
 //     A columns are copied 4 bytes at a time (4 rows x 8 columns per warp instruction: 32-byte
 //     global sectors, conflict-free shared stores);
-//   * per stored row, a thread reads its group's offset (four at a time, the next four prefetched
-//     into a register), loads its 8 A values of that column (two 16-byte shared loads), its 8 B
-//     values (two 16-byte loads) and does 64 FMAs: the loads of a dense SGEMM tile;
+//   * per stored row, a thread reads its groups' offsets (four at a time, the next four
+//     prefetched into a register), loads its 8 A values of each group's column (two 16-byte
+//     shared loads per group), its 16 B values (four 16-byte loads) and does 128 FMAs;
 //   * plain plans stage whole windows; packed plans (high sparsity) stage only the A columns the
 //     tile's groups use, so a stage spans more windows and less of A is read;
 //   * split-K over a tile's stages (C zeroed, atomic adds) when the tiles cannot fill the GPU.
@@ -27,9 +28,9 @@
 
 namespace tessera::kernels::cuda {
 
-inline constexpr int kVnmTileCols = 128;      // columns of C per thread block (multiple of every L)
+inline constexpr int kVnmTileCols = 256;      // columns of C per thread block (multiple of every L)
 inline constexpr int kVnmPipelineStages = 2;  // shared-memory buffers of the cp.async pipeline
-                                              // (3 buffers of 32 columns measured slower than 2 of 64)
+                                              // (3 buffers measured slower than 2, with 32 or 64 columns)
 
 // Everything is raw device memory; the stage plan is formats/vnm/staging.hpp's VnmStagePlan,
 // built with tile_cols = kVnmTileCols, its arrays copied to the device.
