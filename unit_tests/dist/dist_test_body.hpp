@@ -306,10 +306,9 @@ TYPED_TEST(Dist, BadInputOnOneRankThrowsEverywhere) {
 
 // y = alpha A x + beta y distributed vs tessera::spmv on rank 0, same data.
 template <class T, class Space>
-void check_dist_spmv(const HostCoo<double>& coo, const DistOptions& opts, double alpha, double beta,
-                     std::uint64_t seed, const std::string& what) {
+void check_dist_spmv_on(const DistTensor<T, CSR, Space>& A, const HostCoo<double>& coo, double alpha, double beta,
+                        std::uint64_t seed, const std::string& what) {
   SCOPED_TRACE(what + " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta));
-  const auto A = DistTensor<T, CSR, Space>::scatter(world(), coo, 0, opts);
   const std::int64_t m = coo.shape[0], n = coo.shape[1];
   std::vector<double> x = tessera_test::random_vector(n, seed), y = tessera_test::random_vector(m, seed + 1);
   for (auto& v : x) v = static_cast<double>(static_cast<T>(v));
@@ -330,10 +329,15 @@ void check_dist_spmv(const HostCoo<double>& coo, const DistOptions& opts, double
 }
 
 template <class T, class Space>
-void check_dist_spmm(const HostCoo<double>& coo, const DistOptions& opts, std::int64_t k, double alpha, double beta,
+void check_dist_spmv(const HostCoo<double>& coo, const DistOptions& opts, double alpha, double beta,
                      std::uint64_t seed, const std::string& what) {
+  check_dist_spmv_on(DistTensor<T, CSR, Space>::scatter(world(), coo, 0, opts), coo, alpha, beta, seed, what);
+}
+
+template <class T, class Space>
+void check_dist_spmm_on(const DistTensor<T, CSR, Space>& A, const HostCoo<double>& coo, std::int64_t k, double alpha,
+                        double beta, std::uint64_t seed, const std::string& what) {
   SCOPED_TRACE(what + " k=" + std::to_string(k) + " beta=" + std::to_string(beta));
-  const auto A = DistTensor<T, CSR, Space>::scatter(world(), coo, 0, opts);
   const std::int64_t m = coo.shape[0], n = coo.shape[1];
   std::vector<double> B = tessera_test::random_vector(n * k, seed), C = tessera_test::random_vector(m * k, seed + 1);
   for (auto& v : B) v = static_cast<double>(static_cast<T>(v));
@@ -351,6 +355,12 @@ void check_dist_spmm(const HostCoo<double>& coo, const DistOptions& opts, std::i
   const std::vector<double> want(C1.data(), C1.data() + m * k);
   ASSERT_EQ(got.size(), want.size());
   EXPECT_LE(tessera_test::relative_error(got, want), 4 * tessera_test::tolerance<T>(longest_row(coo) + 1));
+}
+
+template <class T, class Space>
+void check_dist_spmm(const HostCoo<double>& coo, const DistOptions& opts, std::int64_t k, double alpha, double beta,
+                     std::uint64_t seed, const std::string& what) {
+  check_dist_spmm_on(DistTensor<T, CSR, Space>::scatter(world(), coo, 0, opts), coo, k, alpha, beta, seed, what);
 }
 
 TYPED_TEST(Dist, SpmvMatchesSingleProcess) {
@@ -384,6 +394,20 @@ TYPED_TEST(Dist, SpmmMatchesSingleProcess) {
   for (const auto& path : some_real_matrices()) {
     const HostCoo<double> coo = tessera::io::read_matrix_market(path);
     check_dist_spmm<double, TypeParam>(coo, {}, 8, 1.0, 0.0, seed++, path);
+  }
+}
+
+// One matrix, products of changing widths: the halo reshapes its buffers (grown to the
+// widest k seen) instead of reallocating them; every product must still be right.
+TYPED_TEST(Dist, AlternatingWidthsReuseTheHalo) {
+  for (const auto& c : all_cases()) {
+    const auto A = DistTensor<double, CSR, TypeParam>::scatter(world(), c.coo, 0, {});
+    std::uint64_t seed = 300;
+    check_dist_spmm_on(A, c.coo, 5, 1.0, 0.0, seed++, c.name);
+    check_dist_spmv_on(A, c.coo, 1.0, 0.0, seed++, c.name);
+    check_dist_spmm_on(A, c.coo, 16, 0.5, 1.0, seed++, c.name);
+    check_dist_spmm_on(A, c.coo, 3, 1.0, 0.0, seed++, c.name);
+    check_dist_spmv_on(A, c.coo, -1.0, 0.5, seed++, c.name);
   }
 }
 

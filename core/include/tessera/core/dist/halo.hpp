@@ -74,7 +74,8 @@ class Halo {
     }
   }
 
-  // Completes the exchange started last; returns (ghosts x k) in Space's memory.
+  // Completes the exchange started last; returns (ghosts x k) in Space's memory, valid
+  // until the next start().
   block_view finish(const Space& space) {
     MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
     requests_.clear();
@@ -85,24 +86,40 @@ class Halo {
  private:
   static constexpr int kTag = 7301;
 
-  // Buffers sized for k columns; kept between calls.
+  // Buffers for k columns, kept between calls. Their storage keeps the largest k seen,
+  // so that calls alternating between vectors (k = 1) and multivectors reshape it
+  // instead of reallocating it on every switch.
   void reserve(std::int64_t k) {
     if (k == columns_) return;
+    const std::int64_t sends = plan_->sends(), ghosts = plan_->ghosts();
+    if (k > capacity_) {
+      capacity_ = k;
+      using storage = Kokkos::View<T*, device_type>;
+      send_storage_ = storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::Halo::send"), sends * k);
+      ghost_storage_ = storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::Halo::ghosts"), ghosts * k);
+      if (staged_) {
+        send_host_storage_ = Kokkos::create_mirror_view(send_storage_);
+        ghost_host_storage_ = Kokkos::create_mirror_view(ghost_storage_);
+      }
+    }
     columns_ = k;
-    send_ = block_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::Halo::send"), plan_->sends(), k);
-    ghosts_ = block_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::Halo::ghosts"), plan_->ghosts(), k);
+    send_ = block_view(send_storage_.data(), sends, k);
+    ghosts_ = block_view(ghost_storage_.data(), ghosts, k);
     if (staged_) {
-      send_host_ = Kokkos::create_mirror_view(send_);
-      ghosts_host_ = Kokkos::create_mirror_view(ghosts_);
+      send_host_ = typename block_view::HostMirror(send_host_storage_.data(), sends, k);
+      ghosts_host_ = typename block_view::HostMirror(ghost_host_storage_.data(), ghosts, k);
     }
   }
 
   MPI_Comm comm_;
   std::shared_ptr<const ImportPlan> plan_;
   bool staged_;
-  std::int64_t columns_ = -1;  // k the buffers are sized for
+  std::int64_t columns_ = -1;  // k of the current views
+  std::int64_t capacity_ = 0;  // largest k the storage holds
   Kokkos::View<std::int64_t*, device_type> send_indices_;
-  block_view send_, ghosts_;
+  Kokkos::View<T*, device_type> send_storage_, ghost_storage_;
+  typename Kokkos::View<T*, device_type>::HostMirror send_host_storage_, ghost_host_storage_;
+  block_view send_, ghosts_;  // (sends x k), (ghosts x k) views of the storage
   typename block_view::HostMirror send_host_, ghosts_host_;
   std::vector<MPI_Request> requests_;
 };
