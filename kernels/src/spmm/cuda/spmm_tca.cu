@@ -188,7 +188,9 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
     const int nchunks = (cnt + kChunkNnz - 1) / kChunkNnz;
     __syncwarp();
 
-    // Stage chunk c's gathered B rows: (16 nonzeros) x (BN columns), 16-byte copies.
+    // Stage chunk c's gathered B rows: (16 nonzeros) x (BN columns), 16-byte copies that
+    // allocate in L1: the warps of an SM gather the same B rows again and again (mesh and
+    // banded neighbours, hot columns), and L2 alone serves them at a fraction of L1's rate.
     auto issue = [&](int c) {
       T* dst = stage + (c % kStages) * Tile::kStageElems;
 #pragma unroll
@@ -200,7 +202,7 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
         const int kr = q < cnt ? s_crd[q] : -1;
         const bool ok = kr >= 0 && col < n_load;
         const T* src = ok ? B + static_cast<long long>(kr) * ldb + col : B;
-        cp_async_16(dst + k * Tile::kRowStride + cv * Tile::kVec, src, ok ? 16 : 0);
+        cp_async_16_ca(dst + k * Tile::kRowStride + cv * Tile::kVec, src, ok ? 16 : 0);
       }
     };
     // MMA-B values of chunk c held by this thread: K slots (fp16/bf16) 2t4, 2t4+1, 2t4+8, 2t4+9,
