@@ -138,8 +138,7 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
     tca_tensor_core_kernel(const WorkItem* __restrict__ items, const int* __restrict__ pos,
                            const int* __restrict__ crd, const T* __restrict__ vals, const T* __restrict__ B,
                            long long ldb, T* __restrict__ C, long long ldc_row, long long ldc_col, int rows, int n,
-                           int n_load, float alpha, float beta, float* __restrict__ ws,
-                           unsigned* __restrict__ ws_arrivals) {
+                           int n_load, float alpha, float beta, float* __restrict__ ws) {
   using Tile = TcTile<T, BN, CAP>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -315,28 +314,22 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
       *out = Elem<T>::from_acc(y);
     }
   }
-  if (split < 0) return;
+}
 
-  // Window split across blocks: every warp of it counts itself in after its atomics; the
-  // last one (of this column block) writes the window's C rows from the summed workspace,
-  // so no finalize launch follows. The plan gives a split window one warp per kSegmentNnz
-  // nonzeros.
-  __threadfence();
-  __syncwarp();
-  unsigned last = 0;
-  if (lane == 0) {
-    const int window_nnz = __ldg(pos + min(it.row0 + kWindowRows, rows)) - __ldg(pos + it.row0);
-    const unsigned warps = static_cast<unsigned>((window_nnz + kSegmentNnz - 1) / kSegmentNnz);
-    last = atomicAdd(ws_arrivals + static_cast<long long>(split) * gridDim.y + blockIdx.y, 1u) == warps - 1;
-  }
-  if (!__shfl_sync(0xffffffffu, last, 0)) return;
-  __threadfence();
-  for (int idx = lane; idx < kWindowRows * BN; idx += 32) {
-    const int r = idx / BN, cc = idx % BN;
-    const int row = it.row0 + r, col = j0 + cc;
-    if (row >= rows || col >= n) continue;
+// C rows of split windows = alpha * ws + beta * C.
+template <class T>
+__global__ void tca_finalize_kernel(const int* __restrict__ split_rows, long long n_split, const float* __restrict__ ws,
+                                    T* __restrict__ C, long long ldc_row, long long ldc_col, int rows, int n,
+                                    float alpha, float beta) {
+  const long long total = n_split * kWindowRows * n;
+  for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;
+       idx += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long s = idx / (static_cast<long long>(kWindowRows) * n);
+    const int r = static_cast<int>((idx / n) % kWindowRows), col = static_cast<int>(idx % n);
+    const int row = split_rows[s] + r;
+    if (row >= rows) continue;
     T* out = C + row * ldc_row + col * ldc_col;
-    float y = alpha * __ldcg(ws + (static_cast<long long>(split) * kWindowRows + r) * n + col);
+    float y = alpha * ws[idx];
     if (beta != 0.f) y += beta * Elem<T>::to_acc(*out);
     *out = Elem<T>::from_acc(y);
   }
@@ -401,7 +394,7 @@ std::size_t elem_size(TcaType t) {
 
 template <class T, int BN, int CAP>
 void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long long ldb, int n_load,
-                        float* ws, unsigned* ws_arrivals, cudaStream_t stream) {
+                        float* ws, cudaStream_t stream) {
   using Tile = TcTile<T, BN, CAP>;
   const int smem = kBlockWarps * Tile::kWarpSmemBytes;
   static bool configured = false;  // per instantiation; the attribute is per function and device-wide
@@ -417,7 +410,7 @@ void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long 
   tca_tensor_core_kernel<T, BN, CAP><<<grid, kBlockWarps * 32, smem, stream>>>(
       static_cast<const WorkItem*>(plan.items()), a.pos, a.crd, static_cast<const T*>(a.vals), B, ldb,
       static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride, static_cast<int>(a.rows), static_cast<int>(a.n), n_load,
-      static_cast<float>(a.alpha), static_cast<float>(a.beta), ws, ws_arrivals);
+      static_cast<float>(a.alpha), static_cast<float>(a.beta), ws);
   TESSERA_CUDA_CHECK_LAUNCH("tca_tensor_core_kernel");
 }
 
@@ -442,21 +435,24 @@ void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream)
     B = packed.ptr;
     ldb = n_load;
   }
-  // Split windows: fp32 sums (split, window row, column), then one arrival counter per
-  // (split, column block of at least 32 columns); both zeroed by one memset.
   const std::size_t ws_count = static_cast<std::size_t>(st.split_windows) * kWindowRows * a.n;
-  const std::size_t arrivals = static_cast<std::size_t>(st.split_windows) * ((a.n + 31) / 32);
-  DeviceBuffer<float> ws(ws_count ? ws_count + arrivals : 0, stream, ws_count ? workspace_pool() : nullptr);
-  unsigned* ws_arrivals = ws_count ? reinterpret_cast<unsigned*>(ws.ptr + ws_count) : nullptr;
-  static_assert(sizeof(unsigned) == sizeof(float), "counters share the workspace's element size");
-  if (ws_count) TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, (ws_count + arrivals) * sizeof(float), stream));
+  DeviceBuffer<float> ws(ws_count, stream, ws_count ? workspace_pool() : nullptr);
+  if (ws_count) TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, ws_count * sizeof(float), stream));
   const bool short_items = st.max_item_nnz <= kShortItemNnz;
   if (a.n <= 32) {
-    if (short_items) launch_tensor_core<T, 32, kShortItemNnz>(plan, a, B, ldb, n_load, ws.ptr, ws_arrivals, stream);
-    else launch_tensor_core<T, 32, kSegmentNnz>(plan, a, B, ldb, n_load, ws.ptr, ws_arrivals, stream);
+    if (short_items) launch_tensor_core<T, 32, kShortItemNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
+    else launch_tensor_core<T, 32, kSegmentNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
   } else {
-    if (short_items) launch_tensor_core<T, 64, kShortItemNnz>(plan, a, B, ldb, n_load, ws.ptr, ws_arrivals, stream);
-    else launch_tensor_core<T, 64, kSegmentNnz>(plan, a, B, ldb, n_load, ws.ptr, ws_arrivals, stream);
+    if (short_items) launch_tensor_core<T, 64, kShortItemNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
+    else launch_tensor_core<T, 64, kSegmentNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
+  }
+  if (ws_count) {
+    const int blocks = static_cast<int>(std::min<long long>((ws_count + 255) / 256, 65535));
+    tca_finalize_kernel<T><<<blocks, 256, 0, stream>>>(plan.split_rows(), st.split_windows, ws.ptr,
+                                                       static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride,
+                                                       static_cast<int>(a.rows), static_cast<int>(a.n),
+                                                       static_cast<float>(a.alpha), static_cast<float>(a.beta));
+    TESSERA_CUDA_CHECK_LAUNCH("tca_finalize_kernel");
   }
 }
 
@@ -497,6 +493,7 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
     st.max_row_nnz = std::max<std::int64_t>(st.max_row_nnz, pos_host[r + 1] - pos_host[r]);
 
   std::vector<WorkItem> items;  // kBlockWarps slots per block
+  std::vector<int> split_rows;
   long long padded = 0;
   auto open_slots = [&] { return static_cast<int>(kBlockWarps - items.size() % kBlockWarps); };
   auto close_block = [&] {
@@ -528,7 +525,8 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
       ++st.grouped_windows;
     } else {
       // Split over blocks: kBlockWarps segments of kSegmentNnz per block, summed in the workspace.
-      const int split = static_cast<int>(st.split_windows++);
+      const int split = static_cast<int>(split_rows.size());
+      split_rows.push_back(row0);
       for (int gb = b; gb < e; gb += kBlockWarps * kSegmentNnz) {
         const int ge = std::min(e, gb + kBlockWarps * kSegmentNnz);
         add_group(row0, gb, ge, kSegmentNnz, (ge - gb + kSegmentNnz - 1) / kSegmentNnz, split);
@@ -537,6 +535,7 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
   }
   close_block();
   st.blocks = static_cast<std::int64_t>(items.size() / kBlockWarps);
+  st.split_windows = static_cast<std::int64_t>(split_rows.size());
   st.mean_row_nnz = rows > 0 ? static_cast<double>(st.nnz) / rows : 0.0;
   st.chunk_fill = padded > 0 ? static_cast<double>(st.nnz) / padded : 1.0;
   auto upload = [](const void* src, std::size_t bytes) -> std::shared_ptr<void> {
@@ -548,6 +547,7 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
     return owned;
   };
   plan->items_ = upload(items.data(), items.size() * sizeof(WorkItem));
+  plan->split_rows_ = upload(split_rows.data(), split_rows.size() * sizeof(int));
   return plan;
 }
 

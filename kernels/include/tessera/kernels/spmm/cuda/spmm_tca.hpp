@@ -22,8 +22,7 @@
 //     up to kBlockWarps segments run by consecutive warps of ONE thread block, whose partial
 //     tiles are summed in shared memory (no workspace). Only a window with more than
 //     kBlockWarps * kSegmentNnz nonzeros is split across blocks: each block's sum goes into
-//     an fp32 workspace with atomics, and the window's last warp to finish writes it out
-//     (alpha, beta there; no second launch).
+//     an fp32 workspace with atomics and a finalize kernel writes it out (alpha, beta there).
 //     The segment size follows nnz and the multiprocessor count, so small matrices with
 //     long rows still fill the GPU.
 // The plan (per matrix, depends only on the row offsets and the device) holds the work items.
@@ -58,7 +57,7 @@ struct TcaPlanStats {
   std::int64_t work_items = 0;       // segments (one warp each); windows + extra segments
   std::int64_t blocks = 0;           // thread blocks of kBlockWarps warp slots (some slots idle)
   std::int64_t grouped_windows = 0;  // windows split across the warps of one block
-  std::int64_t split_windows = 0;    // windows split across blocks (fp32 workspace)
+  std::int64_t split_windows = 0;    // windows split across blocks (workspace + finalize)
   std::int64_t max_row_nnz = 0;
   double mean_row_nnz = 0;
   // Fraction of MMA K slots that hold a real nonzero (padding of the last chunk of
@@ -69,7 +68,7 @@ struct TcaPlanStats {
 };
 
 // Per-matrix plan: kBlockWarps work items per block (int4 {first row, nnz begin, nnz end,
-// packed split id / group size / rank}), in device memory.
+// packed split id / group size / rank}) and the first row of each split window, in device memory.
 class TcaPlan {
  public:
   // pos_host: rows + 1 row offsets (host memory). segment_nnz: target nonzeros per work
@@ -80,11 +79,12 @@ class TcaPlan {
 
   const TcaPlanStats& stats() const noexcept { return stats_; }
   const void* items() const noexcept { return items_.get(); }
+  const int* split_rows() const noexcept { return static_cast<const int*>(split_rows_.get()); }
   std::string describe() const;
 
  private:
   TcaPlanStats stats_;
-  std::shared_ptr<void> items_;
+  std::shared_ptr<void> items_, split_rows_;
 };
 
 // Dense operand: element (i, j) at ptr[i*row_stride + j*col_stride].
