@@ -7,7 +7,9 @@
 // Timing: CUDA events around each call, L2 flushed (a 2x L2 memset) before every rep,
 // median of --reps (default 25) after 3 warm-ups. Prints a Markdown table.
 // DRAM floor: (pos + crd + vals + B + C written once) / measured copy bandwidth.
-// Usage: spmm_tca_bench [matrix_dir] [--reps R] [--n 32,64,...] [--synthetic-only]
+// --ours-only skips cuSPARSE (its columns print '-'): for comparing kernel variants
+// against the cuSPARSE figures of an earlier full run.
+// Usage: spmm_tca_bench [matrix_dir] [--reps R] [--n 32,64,...] [--synthetic-only] [--ours-only]
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cusparse.h>
@@ -32,6 +34,7 @@ using namespace tca_harness;
 namespace {
 
 int reps = 25;
+bool ours_only = false;
 void* flush_buf = nullptr;
 std::size_t flush_bytes = 0;
 cudaEvent_t ev0, ev1;
@@ -117,6 +120,14 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
   a.alpha = 1.0;
   a.beta = 0.0;
   res.ours_ms = time_ms([&] { kc::spmm_tca(&plan, kc::TcaKernel::TensorCore, a, nullptr); });
+  if (ours_only) {
+    cudaFree(dpos);
+    cudaFree(dcrd);
+    cudaFree(dval);
+    cudaFree(dB);
+    cudaFree(dC);
+    return res;
+  }
 
   // cuSPARSE: best over algorithms and dense orders.
   const cudaDataType dt = half ? CUDA_R_16F : CUDA_R_32F;
@@ -189,6 +200,7 @@ int main(int argc, char** argv) {
       std::string tok;
       while (std::getline(ss, tok, ',')) ns.push_back(std::stoll(tok));
     } else if (!std::strcmp(argv[i], "--synthetic-only")) synthetic_only = true;
+    else if (!std::strcmp(argv[i], "--ours-only")) ours_only = true;
     else dir = argv[i];
   }
   try {
@@ -230,6 +242,13 @@ int main(int argc, char** argv) {
           const double flop = 2.0 * A.nnz() * n;
           const double s = r.cusp_ms / r.ours_ms;
           const char* pname = prec == 0 ? "fp16" : "tf32";
+          if (ours_only) {
+            std::printf("| %s | %lld | %lld | %lld | %s | %.1f | - | - | - | %.1f |\n", A.name.c_str(),
+                        static_cast<long long>(A.rows), static_cast<long long>(A.nnz()), static_cast<long long>(n),
+                        pname, flop / r.ours_ms * 1e-6, 100.0 * r.floor_ms / r.ours_ms);
+            std::fflush(stdout);
+            continue;
+          }
           std::printf("| %s | %lld | %lld | %lld | %s | %.1f | %.1f | %s | %.2f | %.1f |\n", A.name.c_str(),
                       static_cast<long long>(A.rows), static_cast<long long>(A.nnz()), static_cast<long long>(n),
                       pname, flop / r.ours_ms * 1e-6, flop / r.cusp_ms * 1e-6, r.cusp_alg.c_str(), s,
@@ -238,6 +257,10 @@ int main(int argc, char** argv) {
           logs[{pname, n}].push_back(std::log(s));
           if (n >= 64 && s < worst[pname].s) worst[pname] = {s, A.name + " N=" + std::to_string(n)};
         }
+    }
+    if (ours_only) {
+      cusparseDestroy(handle);
+      return 0;
     }
     std::printf("\n| prec | N | geomean speedup | matrices |\n|---|---:|---:|---:|\n");
     std::map<std::string, std::vector<double>> ge64;

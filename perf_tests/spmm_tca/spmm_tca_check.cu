@@ -4,7 +4,8 @@
 // outputs poisoned with NaN before beta == 0 runs. Stand-alone (no Kokkos, no gtest)
 // so it builds with plain nvcc on the GPU machine; the gtest spmm_tca_cuda_test covers
 // the Kokkos front end.
-// Usage: spmm_tca_check [matrix_dir] [--quick]     exit 0 iff every case passes.
+// --real-only skips the synthetic matrices (run_device.sh splits the sweep over processes).
+// Usage: spmm_tca_check [matrix_dir] [--quick] [--real-only]     exit 0 iff every case passes.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -128,9 +129,10 @@ void run_config(const Csr& A, const kc::TcaPlan& plan, const Config& cfg, std::i
 
 int main(int argc, char** argv) {
   std::string dir = ".tca_data";
-  bool quick = false;
+  bool quick = false, real_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
+    else if (!std::strcmp(argv[i], "--real-only")) real_only = true;
     else dir = argv[i];
   }
   try {
@@ -154,6 +156,7 @@ int main(int argc, char** argv) {
     synth.push_back(uniform("one_by_one", 1, 1, 1, 9));
     synth.push_back(power_law("long_rows_300", 300, 4000, 0.6, 4000, 10));
     if (quick) synth.resize(6);
+    if (real_only) synth.clear();
     for (const auto& A : synth) {
       auto plan = kc::TcaPlan::build(A.pos.data(), A.rows);
       for (auto n : quick ? std::vector<std::int64_t>{7, 64} : all_n)

@@ -93,10 +93,14 @@ __device__ __forceinline__ unsigned pack2(T lo, T hi) {
 
 // ---------------------------------------------------------------------------------
 // Tensor-core kernel.
-constexpr int kStages = 3;  // cp.async pipeline depth (chunks in flight per warp)
+// cp.async pipeline depth (chunk buffers per warp). 2 ran faster than 3 on H100 with the
+// L1-allocating gathers (own time, geomean over the real and synthetic set at N >= 64: fp16
+// 1.05x, TF32 1.15x): the smaller footprint leaves room for more resident warps
+// (TF32, 256-nnz staging: 5 blocks/SM instead of 3) and for more L1 that serves the gathers.
+constexpr int kStages = 2;
 // Plans whose work items all have at most this many nonzeros run the kernel variant with
-// the small staging area: 4 blocks/SM for TF32 and 7 for fp16 at BN = 64 (H100's 228 KB),
-// as without staging; the 256-nnz area costs one block per SM.
+// the small staging area, which leaves more of the SM's unified 256 KB to L1 (at BN = 64 on
+// H100 both staging sizes fit as many blocks per SM: 5 for TF32, 9 for fp16, register-bound).
 constexpr int kShortItemNnz = 48;
 
 // CAP: largest work item (nonzeros) the per-warp shared-memory staging holds; a small CAP
@@ -188,7 +192,9 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
     const int nchunks = (cnt + kChunkNnz - 1) / kChunkNnz;
     __syncwarp();
 
-    // Stage chunk c's gathered B rows: (16 nonzeros) x (BN columns), 16-byte copies.
+    // Stage chunk c's gathered B rows: (16 nonzeros) x (BN columns), 16-byte copies that
+    // allocate in L1: the warps of an SM gather the same B rows again and again (mesh and
+    // banded neighbours, hot columns), and L2 alone serves them at a fraction of L1's rate.
     auto issue = [&](int c) {
       T* dst = stage + (c % kStages) * Tile::kStageElems;
 #pragma unroll
@@ -200,7 +206,7 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
         const int kr = q < cnt ? s_crd[q] : -1;
         const bool ok = kr >= 0 && col < n_load;
         const T* src = ok ? B + static_cast<long long>(kr) * ldb + col : B;
-        cp_async_16(dst + k * Tile::kRowStride + cv * Tile::kVec, src, ok ? 16 : 0);
+        cp_async_16_ca(dst + k * Tile::kRowStride + cv * Tile::kVec, src, ok ? 16 : 0);
       }
     };
     // MMA-B values of chunk c held by this thread: K slots (fp16/bf16) 2t4, 2t4+1, 2t4+8, 2t4+9,
