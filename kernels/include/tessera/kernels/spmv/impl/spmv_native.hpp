@@ -43,14 +43,24 @@ struct SpmvRowChunks {
   // The row loop runs on raw pointers where x and y are contiguous: through the View
   // accessors GCC reloads each array's address from the functor on every row, and the
   // kernel ran 1.3-1.6x slower than the same loop on pointers on a Xeon.
+  // y = A x (alpha 1, beta 0, the common call) gets its own copy of the loop without
+  // the per-row scaling.
   void operator()(std::int64_t chunk) const {
-    if constexpr (is_contiguous_vector_v<XView> && is_contiguous_vector_v<YView>)
-      rows_of_chunk(chunk, x.data(), y.data());
+    if (alpha == T(1) && beta == T(0))
+      on_accessors<false>(chunk);
     else
-      rows_of_chunk(chunk, x, y);
+      on_accessors<true>(chunk);
   }
 
-  template <class XAccess, class YAccess>
+  template <bool Scaled>
+  void on_accessors(std::int64_t chunk) const {
+    if constexpr (is_contiguous_vector_v<XView> && is_contiguous_vector_v<YView>)
+      rows_of_chunk<Scaled>(chunk, x.data(), y.data());
+    else
+      rows_of_chunk<Scaled>(chunk, x, y);
+  }
+
+  template <bool Scaled, class XAccess, class YAccess>
   void rows_of_chunk(std::int64_t chunk, const XAccess x_at, const YAccess y_at) const {
     const std::int64_t first = first_row_of_chunk(pos, rows, chunk, chunks);
     const std::int64_t end = first_row_of_chunk(pos, rows, chunk + 1, chunks);
@@ -79,7 +89,10 @@ struct SpmvRowChunks {
         for (; q < row_end; ++q) s0 += v[q] * x_at[c[q]];
         sum = (s0 + s1) + (s2 + s3);
       }
-      y_at[i] = b == T(0) ? a * sum : a * sum + b * y_at[i];
+      if constexpr (Scaled)
+        y_at[i] = b == T(0) ? a * sum : a * sum + b * y_at[i];
+      else
+        y_at[i] = sum;
     }
   }
 
