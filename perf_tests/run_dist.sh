@@ -6,6 +6,8 @@
 # perf_tests/results/dist_spmv_spmm_host.md.
 #   perf_tests/run_dist.sh [build-dir]
 # Environment: RANKS (default "1 2"), GRID (120), MATRIX (wave), K (16), REPS (20), RUNS (5),
+# LAUNCHES (3: separate processes per configuration; one process's timings can sit 15% off
+# another's on the same machine, so the table takes the median over launches),
 # TESSERA_COMMIT (the commit to print when the tree has no git history).
 set -euo pipefail
 export OMP_NUM_THREADS=1  # one thread per rank: pure MPI scaling
@@ -21,14 +23,16 @@ trap 'rm -f "$rows"' EXIT
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 for input in "--poisson $grid" "$TESSERA_DATA_DIR/matrices/$matrix.mtx.gz"; do
   for p in $ranks; do
-    echo "==> mpiexec -n $p dist_spmv_bench $input ${flags[*]}" >&2
-    # shellcheck disable=SC2086  # $input is two words for the Poisson case
     # One core per rank where there are enough; OpenMP must not re-bind the rank's one
     # thread (with ranks bound to a whole socket, OMP_PROC_BIND=spread put every rank's
     # thread on the socket's first core).
     binding=(--bind-to core --map-by core)
     (( p > $(getconf _NPROCESSORS_ONLN) )) && binding=(--bind-to none)
-    OMP_PROC_BIND=false mpiexec "${binding[@]}" -n "$p" "$bench" $input "${flags[@]}" | tee -a "$rows" >&2
+    for launch in $(seq "${LAUNCHES:-3}"); do
+      echo "==> [launch $launch] mpiexec -n $p dist_spmv_bench $input ${flags[*]}" >&2
+      # shellcheck disable=SC2086  # $input is two words for the Poisson case
+      OMP_PROC_BIND=false mpiexec "${binding[@]}" -n "$p" "$bench" $input "${flags[@]}" | tee -a "$rows" >&2
+    done
   done
 done
 
@@ -47,7 +51,7 @@ out=$repo/perf_tests/results/dist_spmv_spmm_host.md
   echo "- CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1) ($(getconf _NPROCESSORS_ONLN) logical CPUs, load average (1, 5, 15 min) $load_start before the runs, $load_end after), 1 OpenMP thread per rank, Open MPI $(mpiexec --version 2>/dev/null | head -1 | awk '{print $NF}')"
   echo "- date: $(date -u +%Y-%m-%dT%H:%M:%S+00:00)"
   echo "- commit: $commit"
-  echo "- time: ms per call, slowest rank, median of ${RUNS:-5} batches of ${REPS:-20} calls; PETSc ratio = PETSc time / Tessera time (> 1: Tessera faster)"
+  echo "- time: ms per call, slowest rank; each launch takes the median of ${RUNS:-5} batches of ${REPS:-20} calls, the table the median over ${LAUNCHES:-3} launches (separate processes); PETSc ratio = PETSc time / Tessera time (> 1: Tessera faster)"
   echo "- efficiency: t(1 rank) / (ranks x t(ranks)), same library; max |diff|: largest difference between the two libraries' results"
   echo "- SpMM: B and C with k = $k columns; PETSc: MatMatMult(MPIAIJ, MPIDENSE, MAT_REUSE_MATRIX)"
   echo
@@ -56,19 +60,30 @@ out=$repo/perf_tests/results/dist_spmv_spmm_host.md
   echo "| matrix | ranks | op | Tessera ms | PETSc ms | PETSc / Tessera | max abs diff | Tessera efficiency | PETSc efficiency |"
   echo "|---|---|---|---|---|---|---|---|---|"
   python3 - "$rows" <<'PY'
+import statistics
 import sys
-rows = [l.strip() for l in open(sys.argv[1]) if l.startswith('|')]
-base = {}
-for l in rows:
-    c = [x.strip() for x in l.strip('|').split('|')]
-    if c[1] == '1':
-        base[(c[0], c[2])] = (float(c[3]), float(c[4]) if c[4] != '-' else None)
-for l in rows:
-    c = [x.strip() for x in l.strip('|').split('|')]
-    p, t, pt = int(c[1]), float(c[3]), (float(c[4]) if c[4] != '-' else None)
-    b = base.get((c[0], c[2]))
-    eff = lambda t1, tp: '%.0f%%' % (100 * t1 / (p * tp)) if t1 and tp else '-'
-    print('| ' + ' | '.join(c + [eff(b[0], t) if b else '-', eff(b[1], pt) if b else '-']) + ' |')
+# Rows of every launch, grouped by (matrix, ranks, op) in first-seen order; times are the
+# median over launches, the difference the largest seen.
+groups = {}
+for l in open(sys.argv[1]):
+    if not l.startswith('|'):
+        continue
+    c = [x.strip() for x in l.strip().strip('|').split('|')]
+    groups.setdefault((c[0], c[1], c[2]), []).append(c)
+def median(values):
+    values = [float(v) for v in values if v != '-']
+    return statistics.median(values) if values else None
+table = {}
+for key, launches in groups.items():
+    t, pt = median([c[3] for c in launches]), median([c[4] for c in launches])
+    diffs = [float(c[6]) for c in launches if c[6] != '-']
+    table[key] = (t, pt, max(diffs) if diffs else None)
+for (m, p, op), (t, pt, diff) in table.items():
+    b = table.get((m, '1', op))
+    eff = lambda t1, tp: '%.0f%%' % (100 * t1 / (int(p) * tp)) if t1 and tp else '-'
+    cells = [m, p, op, '%.4f' % t, '%.4f' % pt if pt else '-', '%.2fx' % (pt / t) if pt else '-',
+             '%.1e' % diff if diff is not None else '-', eff(b[0], t) if b else '-', eff(b[1], pt) if b else '-']
+    print('| ' + ' | '.join(cells) + ' |')
 PY
 } > "$out"
 echo "==> table written to $out" >&2
