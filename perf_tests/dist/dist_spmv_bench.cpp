@@ -68,7 +68,8 @@ std::vector<double> time_per_call(MPI_Comm comm, const Args& args, const std::ve
     for (int w = 0; w < 3; ++w) op();  // warm-up: buffers allocated, caches filled
   std::vector<std::vector<double>> batches(ops.size());
   for (int run = 0; run < args.runs; ++run)
-    for (std::size_t o = 0; o < ops.size(); ++o) {
+    for (std::size_t turn = 0; turn < ops.size(); ++turn) {
+      const std::size_t o = (turn + static_cast<std::size_t>(run)) % ops.size();  // rotate: neither library always runs first
       MPI_Barrier(comm);
       const double t0 = MPI_Wtime();
       for (int r = 0; r < args.reps; ++r) ops[o]();
