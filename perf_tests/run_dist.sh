@@ -6,7 +6,7 @@
 # perf_tests/results/dist_spmv_spmm_host.md.
 #   perf_tests/run_dist.sh [build-dir]
 # Environment: RANKS (default "1 2"), GRID (120), MATRIX (wave), K (16), REPS (20), RUNS (5),
-# LAUNCHES (3: separate processes per configuration; one process's timings can sit 15% off
+# LAUNCHES (3: separate processes per configuration; one process's timings can sit 20% off
 # another's on the same machine, so the table takes the median over launches),
 # TESSERA_COMMIT (the commit to print when the tree has no git history).
 set -euo pipefail

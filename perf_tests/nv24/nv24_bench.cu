@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cusparselt_dl.hpp"
+#include "../common/event_timing.hpp"
 #include "nv24_harness.hpp"
 
 using namespace nv24_harness;
@@ -44,25 +45,9 @@ __global__ void fill_random(__half* p, std::int64_t n, std::uint64_t seed) {
   }
 }
 
+// Median of 7 samples of 10 back-to-back calls on stream s, after 3 warm-ups.
 static float median_ms(const std::function<void()>& fn, cudaStream_t s) {
-  for (int i = 0; i < 3; ++i) fn();  // warm-up
-  cudaEvent_t a, b;
-  HARNESS_CHECK(cudaEventCreate(&a));
-  HARNESS_CHECK(cudaEventCreate(&b));
-  std::vector<float> t;
-  for (int sample = 0; sample < 7; ++sample) {
-    HARNESS_CHECK(cudaEventRecord(a, s));
-    for (int r = 0; r < 10; ++r) fn();
-    HARNESS_CHECK(cudaEventRecord(b, s));
-    HARNESS_CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    HARNESS_CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms / 10);
-  }
-  HARNESS_CHECK(cudaEventDestroy(a));
-  HARNESS_CHECK(cudaEventDestroy(b));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return static_cast<float>(median_event_ms(fn, EventTiming{3, 7, 10, s}));
 }
 
 // Relative difference of x vs ref (both M x N fp16, device) on rows 0, M/2, M-1.

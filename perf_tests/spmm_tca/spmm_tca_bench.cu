@@ -18,6 +18,7 @@
 #include <map>
 #include <sstream>
 
+#include "../common/event_timing.hpp"
 #include "tca_harness.hpp"
 #include "tessera/kernels/spmm/cuda/spmm_tca.hpp"
 
@@ -37,25 +38,12 @@ int reps = 25;
 bool ours_only = false;
 void* flush_buf = nullptr;
 std::size_t flush_bytes = 0;
-cudaEvent_t ev0, ev1;
-
+// Median of `reps` single calls after 3 warm-ups, L2 flushed before each.
 template <class F>
 double time_ms(F&& f) {
-  for (int w = 0; w < 3; ++w) f();
-  HARNESS_CHECK(cudaDeviceSynchronize());
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    HARNESS_CHECK(cudaMemsetAsync(flush_buf, r & 0xff, flush_bytes));
-    HARNESS_CHECK(cudaEventRecord(ev0));
-    f();
-    HARNESS_CHECK(cudaEventRecord(ev1));
-    HARNESS_CHECK(cudaEventSynchronize(ev1));
-    float ms;
-    HARNESS_CHECK(cudaEventElapsedTime(&ms, ev0, ev1));
-    t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  int sample = 0;
+  return median_event_ms(f, EventTiming{3, reps, 1, nullptr},
+                         [&] { HARNESS_CHECK(cudaMemsetAsync(flush_buf, sample++ & 0xff, flush_bytes)); });
 }
 
 double measure_copy_bw() {  // bytes read + written per second
@@ -208,8 +196,6 @@ int main(int argc, char** argv) {
     HARNESS_CHECK(cudaGetDeviceProperties(&prop, 0));
     flush_bytes = 2ull * prop.l2CacheSize;
     HARNESS_CHECK(cudaMalloc(&flush_buf, flush_bytes));
-    HARNESS_CHECK(cudaEventCreate(&ev0));
-    HARNESS_CHECK(cudaEventCreate(&ev1));
     const double bw = measure_copy_bw();
     cusparseHandle_t handle;
     CUSPARSE_CHECK(cusparseCreate(&handle));

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <random>
 
+#include "../common/event_timing.hpp"
 #include "vnm_harness.hpp"
 
 namespace kc = tessera::kernels::cuda;
@@ -29,24 +30,10 @@ using namespace vnm_harness;
 namespace {
 
 int reps = 7;
-cudaEvent_t ev0, ev1;
-
+// Median of `reps` single calls after 2 warm-ups.
 template <class F>
 double time_ms(F&& f) {
-  for (int w = 0; w < 2; ++w) f();
-  HARNESS_CHECK(cudaDeviceSynchronize());
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    HARNESS_CHECK(cudaEventRecord(ev0));
-    f();
-    HARNESS_CHECK(cudaEventRecord(ev1));
-    HARNESS_CHECK(cudaEventSynchronize(ev1));
-    float ms;
-    HARNESS_CHECK(cudaEventElapsedTime(&ms, ev0, ev1));
-    t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return median_event_ms(f, EventTiming{2, reps, 1, nullptr});
 }
 
 __global__ void fill_uniform(float* x, std::size_t n, unsigned seed) {
@@ -106,8 +93,6 @@ int main(int argc, char** argv) {
   try {
     cudaDeviceProp prop;
     HARNESS_CHECK(cudaGetDeviceProperties(&prop, 0));
-    HARNESS_CHECK(cudaEventCreate(&ev0));
-    HARNESS_CHECK(cudaEventCreate(&ev1));
     cublasHandle_t handle;
     CUBLAS_CHECK(cublasCreate(&handle));
     CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
