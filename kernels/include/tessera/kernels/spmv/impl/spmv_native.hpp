@@ -25,10 +25,12 @@ struct SpmvRowChunks {
                 "the tensor's level arrays are contiguous");
   // The matrix arrays are streamed once per call, and one thread does not keep enough
   // loads in flight to reach memory bandwidth on them: each row requests the line
-  // 512 bytes ahead of its first entry in vals (and in crd), with the no-reuse hint so
-  // the lines do not evict entries of x that later rows gather again. One request per
-  // row, no loop: in stand-alone measurements a variable-trip prefetch loop cost more
-  // than it saved, and requests 1-2 KB ahead with the no-reuse hint ran slower on a Xeon.
+  // 512 bytes ahead of its first entry in vals (and in crd). One request per row, no
+  // loop: in stand-alone measurements a variable-trip prefetch loop cost more than it
+  // saved. The request uses the keep-in-all-levels hint: with the no-reuse hint
+  // (prefetchnta) the same loop ran 2x slower on a Xeon (Poisson 120^3 and wave, one
+  // core, 2026-11-22), where the line seems not to stay until its row is reached;
+  // on an AMD EPYC the two hints were within noise.
   static constexpr std::int64_t kValsAhead = 512 / sizeof(typename ValView::non_const_value_type);
   static constexpr std::int64_t kCrdAhead = 512 / sizeof(typename CrdView::non_const_value_type);
   static constexpr std::int64_t kLongRow = 16;
@@ -100,7 +102,7 @@ struct SpmvRowChunks {
   template <class U>
   static void prefetch(const U* data, std::int64_t q, std::int64_t end) {
 #if defined(__GNUC__)
-    if (q < end) __builtin_prefetch(data + q, 0, 0);
+    if (q < end) __builtin_prefetch(data + q, 0, 3);
 #else
     (void)data, (void)q, (void)end;
 #endif
