@@ -150,6 +150,11 @@ TEST(Workspace, AutoChoosesDenseOnlyWithinBudget) {
   EXPECT_FALSE(ws::auto_prefers_dense(in));  // large and barely touched
   in.products = in.positions;
   EXPECT_TRUE(ws::auto_prefers_dense(in));   // large, but reused over as many products
+  in.products = in.positions / 8;
+  EXPECT_TRUE(ws::auto_prefers_dense(in));   // reused over an eighth as many: still Dense
+  in.products = in.positions / 8 - 1;
+  EXPECT_FALSE(ws::auto_prefers_dense(in));  // below an eighth: Hash
+  in.products = in.positions;
   in.positions = std::int64_t{1} << 28;
   EXPECT_FALSE(ws::auto_prefers_dense(in));  // reused, but over budget
   in.positions = std::int64_t{1} << 24;
