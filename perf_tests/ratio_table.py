@@ -45,8 +45,9 @@ def main():
     parser.add_argument("--title", default="Benchmark")
     parser.add_argument("--cpu", help="CPU model, when the JSON comes from another machine")
     parser.add_argument("--commit", help="commit the benchmark was built from (default: this checkout's HEAD)")
-    parser.add_argument("--vs-best", action="store_true",
-                        help="add a column: ours against the fastest of the others on each row (policy studies)")
+    parser.add_argument("--vs-best", metavar="IMPL,IMPL,...", type=lambda s: s.split(","),
+                        help="add columns: ours against the fastest of these on each row, and, where ours is "
+                             "labelled 'chose <policy>', that policy's own run against the fastest (policy studies)")
     args = parser.parse_args()
 
     with open(args.json_file) as f:
@@ -54,6 +55,7 @@ def main():
     rates = defaultdict(lambda: defaultdict(dict))  # kernel -> matrix -> impl -> GFLOP/s
     impls = defaultdict(list)
     nnz = {}
+    chosen = defaultdict(dict)  # kernel -> matrix -> policy named by the label "chose <policy>"
     for b in data["benchmarks"]:
         if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
             continue
@@ -62,6 +64,8 @@ def main():
         kernel, impl, matrix = name.split("/", 2)
         rates[kernel][matrix][impl] = b["GFLOPs"] / 1e9 if b["GFLOPs"] > 1e6 else b["GFLOPs"]
         nnz[matrix] = int(b.get("nnz", 0))
+        if b.get("label", "").startswith("chose "):
+            chosen[kernel][matrix] = b["label"][len("chose "):]
         if impl not in impls[kernel]:
             impls[kernel].append(impl)
 
@@ -75,7 +79,7 @@ def main():
         others = [i for i in impls[kernel] if i != args.ours]
         header = ["matrix", "nnz"] + [f"{i} GFLOP/s" for i in impls[kernel]] + [f"speedup vs {o}" for o in others]
         if args.vs_best:
-            header.append("speedup vs best of the others")
+            header += ["speedup vs best policy", "chosen", "chosen vs best policy"]
         print(f"## {kernel}\n")
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
@@ -91,19 +95,28 @@ def main():
                 else:
                     row.append("-")
             if args.vs_best:
-                rated = [o for o in others if by_impl.get(o, 0) > 0]
+                rated = [o for o in args.vs_best if by_impl.get(o, 0) > 0]
                 if args.ours in by_impl and rated:
                     best = max(rated, key=lambda o: by_impl[o])
                     s = by_impl[args.ours] / by_impl[best]
-                    logs["best of the others"].append(math.log(s))
+                    logs["best policy"].append(math.log(s))
                     row.append(f"{s:.2f}x ({best})")
                 else:
                     row.append("-")
+                # The chosen policy's own benchmark (impl "<policy>" or "<prefix>_<policy>").
+                pick = chosen[kernel].get(matrix)
+                own = [o for o in rated if pick and (o == pick or o.endswith("_" + pick))]
+                if own:
+                    s = by_impl[own[0]] / max(by_impl[o] for o in rated)
+                    logs["chosen vs best policy"].append(math.log(s))
+                    row += [pick, f"{s:.2f}x"]
+                else:
+                    row += [pick or "-", "-"]
             print("| " + " | ".join(row) + " |")
         if others:
             geo = ["**geomean**", ""] + [""] * len(impls[kernel])
-            columns = others + (["best of the others"] if args.vs_best else [])
-            geo += [f"**{math.exp(sum(logs[o]) / len(logs[o])):.2f}x** (min {math.exp(min(logs[o])):.2f}x)" if logs[o] else "-" for o in columns]
+            columns = others + (["best policy", None, "chosen vs best policy"] if args.vs_best else [])
+            geo += [f"**{math.exp(sum(logs[o]) / len(logs[o])):.2f}x** (min {math.exp(min(logs[o])):.2f}x)" if o and logs[o] else "" if o is None else "-" for o in columns]
             print("| " + " | ".join(geo) + " |")
         print()
     return 0

@@ -13,6 +13,7 @@ echo "==> running $bench with $threads OpenMP threads (sequential rows use Kokko
 out=$repo/perf_tests/results/spgemm_host.md
 {
   (cd "$repo" && python3 perf_tests/ratio_table.py "$json" --threads "$threads (spgemm_omp), 1 (spgemm_seq)" \
+     --vs-best tessera_dense,tessera_hash \
      --title "Host SpGEMM C = B * S(B)^T (double): Tessera vs Eigen 3.4 (sequential) and Kokkos Kernels 3.4.1 (OpenMP)")
   echo "## Peak workspace bytes, sequential: Dense vs Hash (sparse)"
   echo

@@ -54,8 +54,11 @@ void register_tessera_seq(const std::string& impl, const tessera_bench::SpgemmCa
                           const Csr<Serial>& B) {
   benchmark::RegisterBenchmark(("spgemm_seq/" + impl + "/" + c.name).c_str(), [=](benchmark::State& state) {
     std::int64_t nnz = 0;
-    for (auto _ : state) nnz = tessera::spgemm<Policy>(Serial(), A, B).nnz();
+    ws::Report report;
+    for (auto _ : state) nnz = tessera::spgemm<Policy>(Serial(), A, B, {}, &report).nnz();
     set_counters(state, c, nnz);
+    // Auto's pick, so that the table can set that policy's own time against the best one.
+    if constexpr (std::is_same_v<Policy, ws::Auto>) state.SetLabel(std::string("chose ") + report.policy);
   })->UseRealTime()->MinWarmUpTime(0.05);
 }
 

@@ -66,18 +66,27 @@ void set_counters(benchmark::State& state, std::int64_t nnz, std::int64_t produc
 }
 
 template <class Run>
-void add(const std::string& name, std::int64_t nnz, std::int64_t products, Run run) {
+void add(const std::string& name, std::int64_t nnz, std::int64_t products, Run run, const std::string& label = "") {
   benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
     std::int64_t out = 0;
     for (auto _ : state) out = run();
     set_counters(state, nnz, products, out);
+    if (!label.empty()) state.SetLabel(label);
   })->UseRealTime()->MinWarmUpTime(0.05)->Unit(benchmark::kMillisecond);
 }
 
 template <class Policy>
 void register_crossover(const std::string& case_name, const Csf& B, const Factor& C, std::int64_t products) {
+  // Auto's row is labelled with the policy it picks ("chose dense"), so that the table
+  // can also set that policy's own time against the best one.
+  std::string label;
+  if constexpr (std::is_same_v<Policy, ws::Auto>) {
+    ws::Report report;
+    tessera::ttm<Policy>(Space(), B, C, {}, &report);
+    label = std::string("chose ") + report.policy;
+  }
   add("ttm_crossover/" + std::string(ws::policy_name<Policy>) + "/" + case_name, B.nnz(), products,
-              [=] { return tessera::ttm<Policy>(B, C).nnz(); });
+      [=] { return tessera::ttm<Policy>(B, C).nnz(); }, label);
 }
 
 struct Variant {
