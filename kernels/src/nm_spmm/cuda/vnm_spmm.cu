@@ -185,6 +185,10 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
     std::uint32_t next[Groups];
 #pragma unroll
     for (int g = 0; g < Groups; ++g) next[g] = *reinterpret_cast<const std::uint32_t*>(os + g * kStageSlots);
+    // Two four-slot steps per loop trip (3% faster at 50-62.5% sparsity, 4096^3): ptxas overlaps
+    // the second step's shared loads with the first step's FMAs, and fewer FFMAs find both
+    // operands that miss the reuse cache on one register bank (0.28 per FFMA instead of 0.39).
+#pragma unroll 2
     for (int s4 = 0; s4 < padded_slots; s4 += 4) {
       // Offsets of the next four slots are fetched before these four are used.
       std::uint32_t word[Groups];
