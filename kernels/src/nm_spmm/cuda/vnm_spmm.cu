@@ -185,6 +185,11 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
     std::uint32_t next[Groups];
 #pragma unroll
     for (int g = 0; g < Groups; ++g) next[g] = *reinterpret_cast<const std::uint32_t*>(os + g * kStageSlots);
+    // Four four-slot steps per loop trip: ptxas overlaps a step's shared loads with the FMAs of
+    // the step before only inside a trip. Unroll depth and FMA order below are the fastest pair
+    // measured (perf_tests/results/vnm_h100.md): they decide how ptxas lays the FFMA operands
+    // on register banks.
+#pragma unroll 4
     for (int s4 = 0; s4 < padded_slots; s4 += 4) {
       // Offsets of the next four slots are fetched before these four are used.
       std::uint32_t word[Groups];
@@ -210,10 +215,15 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
           av[g][0] = lo.x, av[g][1] = lo.y, av[g][2] = lo.z, av[g][3] = lo.w;
           av[g][4] = hi.x, av[g][5] = hi.y, av[g][6] = hi.z, av[g][7] = hi.w;
         }
+        // Row by row, odd rows walking the columns backwards (the B value at a row change is
+        // the one just used).
 #pragma unroll
         for (int i = 0; i < kThreadRows; ++i)
 #pragma unroll
-          for (int j = 0; j < kThreadCols; ++j) acc[i][j] = fmaf(av[j / kColsPerGroup][i], bv[j], acc[i][j]);
+          for (int jj = 0; jj < kThreadCols; ++jj) {
+            const int j = i % 2 ? kThreadCols - 1 - jj : jj;
+            acc[i][j] = fmaf(av[j / kColsPerGroup][i], bv[j], acc[i][j]);
+          }
       }
     }
   };
