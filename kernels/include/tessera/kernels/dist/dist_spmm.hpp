@@ -31,7 +31,7 @@ void spmm(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
   if (A.off_diagonal().nnz() > 0) {
     const typename DistMultiVector<T, Space>::view_type t = halo.scratch(A.off_diagonal().extent(0));
     tessera::spmm(space, alpha, A.off_diagonal(), ghosts, T(0), t, opts);
-    detail::add_to_rows<T>(space, A.boundary_rows(), t, C.local());
+    detail::add_to_rows(space, A.boundary_rows(), t, C.local());
   }
   Kokkos::Profiling::popRegion();
 }

@@ -30,13 +30,15 @@ inline void require_same_blocks(const char* kernel, const char* what, const RowP
 }
 
 // out(rows(r), c) += add(r, c): the off-diagonal product lands on the boundary rows.
-template <class T, class Space, class RowView, class AddView, class OutView>
+// One row per iteration, as in Halo's pack.
+template <class Space, class RowView, class AddView, class OutView>
 void add_to_rows(const Space& space, const RowView& rows, const AddView& add, const OutView& out) {
+  const std::int64_t k = static_cast<std::int64_t>(add.extent(1));
   Kokkos::parallel_for(
-      "tessera::dist::add_boundary_rows",
-      Halo<T, Space>::rows_by_columns(space, static_cast<std::int64_t>(add.extent(0)),
-                                      static_cast<std::int64_t>(add.extent(1))),
-      KOKKOS_LAMBDA(const std::int64_t r, const std::int64_t c) { out(rows(r), c) += add(r, c); });
+      "tessera::dist::add_boundary_rows", Kokkos::RangePolicy<Space>(space, 0, add.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t r) {
+        for (std::int64_t c = 0; c < k; ++c) out(rows(r), c) += add(r, c);
+      });
 }
 
 }  // namespace detail
@@ -59,7 +61,7 @@ void spmv(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
     const block t = halo.scratch(A.off_diagonal().extent(0));
     tessera::spmv(space, alpha, A.off_diagonal(), ghost_view(ghosts.data(), ghosts.extent(0)), T(0),
                   Kokkos::View<T*, typename HaloT::device_type>(t.data(), t.extent(0)));
-    detail::add_to_rows<T>(space, A.boundary_rows(), t, block(y.local().data(), y.local().extent(0), 1));
+    detail::add_to_rows(space, A.boundary_rows(), t, block(y.local().data(), y.local().extent(0), 1));
   }
   Kokkos::Profiling::popRegion();
 }
