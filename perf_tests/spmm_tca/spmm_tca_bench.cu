@@ -9,7 +9,8 @@
 // DRAM floor: (pos + crd + vals + B + C written once) / measured copy bandwidth.
 // --ours-only skips cuSPARSE (its columns print '-'): for comparing kernel variants
 // against the cuSPARSE figures of an earlier full run.
-// Usage: spmm_tca_bench [matrix_dir] [--reps R] [--n 32,64,...] [--synthetic-only] [--ours-only]
+// --real-only skips the synthetic matrices (quick rounds on a folder of chosen real ones).
+// Usage: spmm_tca_bench [matrix_dir] [--reps R] [--n 32,64,...] [--synthetic-only | --real-only] [--ours-only]
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cusparse.h>
@@ -179,7 +180,7 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
 int main(int argc, char** argv) {
   std::string dir = ".tca_data";
   std::vector<std::int64_t> ns{32, 64, 128, 256};
-  bool synthetic_only = false;
+  bool synthetic_only = false, real_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--n") && i + 1 < argc) {
@@ -188,6 +189,7 @@ int main(int argc, char** argv) {
       std::string tok;
       while (std::getline(ss, tok, ',')) ns.push_back(std::stoll(tok));
     } else if (!std::strcmp(argv[i], "--synthetic-only")) synthetic_only = true;
+    else if (!std::strcmp(argv[i], "--real-only")) real_only = true;
     else if (!std::strcmp(argv[i], "--ours-only")) ours_only = true;
     else dir = argv[i];
   }
@@ -203,12 +205,14 @@ int main(int argc, char** argv) {
                 prop.multiProcessorCount, prop.l2CacheSize >> 20, bw / 1e9, reps);
 
     std::vector<Csr> mats;
-    mats.push_back(uniform("syn_uniform_200k_d16", 200000, 200000, 16, 11));
-    mats.push_back(power_law("syn_powerlaw_200k", 200000, 200000, 1.1, 20000, 12));
-    mats.push_back(banded("syn_banded_500k_w11", 500000, 11, 13));
-    mats.push_back(uniform("syn_short_1m_d2", 1000000, 1000000, 2, 14));
-    mats.push_back(with_dense_row("syn_dense_row_100k", 100000, 100000, 6, 5000, 15));
-    mats.push_back(uniform("syn_long_20k_d128", 20000, 100000, 128, 16));
+    if (!real_only) {
+      mats.push_back(uniform("syn_uniform_200k_d16", 200000, 200000, 16, 11));
+      mats.push_back(power_law("syn_powerlaw_200k", 200000, 200000, 1.1, 20000, 12));
+      mats.push_back(banded("syn_banded_500k_w11", 500000, 11, 13));
+      mats.push_back(uniform("syn_short_1m_d2", 1000000, 1000000, 2, 14));
+      mats.push_back(with_dense_row("syn_dense_row_100k", 100000, 100000, 6, 5000, 15));
+      mats.push_back(uniform("syn_long_20k_d128", 20000, 100000, 128, 16));
+    }
     std::size_t n_synth = mats.size();
     if (!synthetic_only)
       for (const auto& p : list_matrices(dir)) mats.push_back(read_mtx(p));

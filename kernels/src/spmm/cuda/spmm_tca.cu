@@ -12,6 +12,7 @@
 #include <mutex>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tessera/core/error.hpp"
@@ -98,9 +99,17 @@ __device__ __forceinline__ unsigned pack2(T lo, T hi) {
 // 1.05x, TF32 1.15x): the smaller footprint leaves room for more resident warps
 // (TF32, 256-nnz staging: 5 blocks/SM instead of 3) and for more L1 that serves the gathers.
 constexpr int kStages = 2;
+// Column tile width: BN = 32 rather than 64 for TF32 always (a 64-column TF32 stage is twice
+// the fp16 one; at 32 columns a block holds 28 KB instead of 45 KB, which leaves L1 room for
+// the gathers and more blocks per SM: 1.11x own time over 27 small and large matrices at
+// N = 64 and 256 on H100), and for fp16/bf16 when the 64-column grid would hold at most this
+// many blocks per SM: a small problem then runs twice as many, half as long blocks (up to 1.2x
+// on matrices of a few thousand rows; on large ones the narrow tile cost up to 16 %).
+constexpr int kNarrowGridBlocksPerSm = 4;
 // Plans whose work items all have at most this many nonzeros run the kernel variant with
-// the small staging area, which leaves more of the SM's unified 256 KB to L1 (at BN = 64 on
-// H100 both staging sizes fit as many blocks per SM: 5 for TF32, 9 for fp16, register-bound).
+// the small staging area, which leaves more of the SM's unified 256 KB to L1 (on H100, fp16
+// at BN = 64 fits 9 blocks per SM with either, register-bound; TF32 at BN = 32 fits 7 blocks
+// with the 256-nnz staging and 8 with the small one).
 constexpr int kShortItemNnz = 48;
 
 // CAP: largest work item (nonzeros) the per-warp shared-memory staging holds; a small CAP
@@ -443,13 +452,17 @@ void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream)
   DeviceBuffer<float> ws(ws_count, stream, ws_count ? workspace_pool() : nullptr);
   if (ws_count) TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, ws_count * sizeof(float), stream));
   const bool short_items = st.max_item_nnz <= kShortItemNnz;
-  if (a.n <= 32) {
-    if (short_items) launch_tensor_core<T, 32, kShortItemNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
-    else launch_tensor_core<T, 32, kSegmentNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
-  } else {
-    if (short_items) launch_tensor_core<T, 64, kShortItemNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
-    else launch_tensor_core<T, 64, kSegmentNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
-  }
+  auto launch = [&](auto bn) {
+    constexpr int BN = decltype(bn)::value;
+    if (short_items) launch_tensor_core<T, BN, kShortItemNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
+    else launch_tensor_core<T, BN, kSegmentNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
+  };
+  using Narrow = std::integral_constant<int, 32>;
+  using Wide = std::integral_constant<int, 64>;
+  const long long wide_blocks = st.blocks * ((a.n + Wide::value - 1) / Wide::value);
+  if constexpr (sizeof(T) == 4) launch(Narrow{});  // TF32: 32-column tiles only (see kNarrowGridBlocksPerSm)
+  else if (a.n <= Narrow::value || wide_blocks <= kNarrowGridBlocksPerSm * st.sm_count) launch(Narrow{});
+  else launch(Wide{});
   if (ws_count) {
     const int blocks = static_cast<int>(std::min<long long>((ws_count + 255) / 256, 65535));
     tca_finalize_kernel<T><<<blocks, 256, 0, stream>>>(plan.split_rows(), st.split_windows, ws.ptr,
@@ -481,10 +494,11 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
   TcaPlanStats& st = plan->stats_;
   st.rows = rows;
   st.nnz = rows > 0 ? pos_host[rows] : 0;
+  int device = 0, sms = 0;
+  TESSERA_CUDA_CHECK(cudaGetDevice(&device));
+  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  st.sm_count = sms;
   if (segment_nnz <= 0) {  // auto: about kTargetWarpsPerSm items per SM, so small matrices still fill the GPU
-    int device = 0, sms = 0;
-    TESSERA_CUDA_CHECK(cudaGetDevice(&device));
-    TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     const long long target = (st.nnz + static_cast<long long>(sms) * kTargetWarpsPerSm - 1) /
                              (static_cast<long long>(sms) * kTargetWarpsPerSm);
     segment_nnz = static_cast<int>(std::clamp<long long>((target + kChunkNnz - 1) / kChunkNnz * kChunkNnz,
@@ -528,12 +542,14 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
       add_group(row0, b, e, seg, (cnt + seg - 1) / seg, -1);
       ++st.grouped_windows;
     } else {
-      // Split over blocks: kBlockWarps segments of kSegmentNnz per block, summed in the workspace.
+      // Split over blocks: kBlockWarps segments of segment_nnz per block, summed in the
+      // workspace. segment_nnz, not kSegmentNnz: such a window pays for the workspace anyway,
+      // and on a small matrix its warps would otherwise run the longest items of the launch.
       const int split = static_cast<int>(split_rows.size());
       split_rows.push_back(row0);
-      for (int gb = b; gb < e; gb += kBlockWarps * kSegmentNnz) {
-        const int ge = std::min(e, gb + kBlockWarps * kSegmentNnz);
-        add_group(row0, gb, ge, kSegmentNnz, (ge - gb + kSegmentNnz - 1) / kSegmentNnz, split);
+      for (int gb = b; gb < e; gb += kBlockWarps * segment_nnz) {
+        const int ge = std::min(e, gb + kBlockWarps * segment_nnz);
+        add_group(row0, gb, ge, segment_nnz, (ge - gb + segment_nnz - 1) / segment_nnz, split);
       }
     }
   }
@@ -560,12 +576,13 @@ std::string TcaPlan::describe() const {
   std::snprintf(buf, sizeof(buf),
                 "TcaPlan{rows=%lld nnz=%lld windows=%lld work_items=%lld blocks=%lld grouped_windows=%lld "
                 "split_windows=%lld max_row_nnz=%lld mean_row_nnz=%.2f chunk_fill=%.3f segment_nnz=%d "
-                "max_item_nnz=%d}",
+                "max_item_nnz=%d sm_count=%d}",
                 static_cast<long long>(stats_.rows), static_cast<long long>(stats_.nnz),
                 static_cast<long long>(stats_.windows), static_cast<long long>(stats_.work_items),
                 static_cast<long long>(stats_.blocks), static_cast<long long>(stats_.grouped_windows),
                 static_cast<long long>(stats_.split_windows), static_cast<long long>(stats_.max_row_nnz),
-                stats_.mean_row_nnz, stats_.chunk_fill, stats_.segment_nnz, stats_.max_item_nnz);
+                stats_.mean_row_nnz, stats_.chunk_fill, stats_.segment_nnz, stats_.max_item_nnz,
+                stats_.sm_count);
   return buf;
 }
 

@@ -16,13 +16,16 @@
 //     (only the window's last chunk is padded), and short rows share MMAs;
 //   * fp16/bf16: mma.m16n8k16 with fp32 accumulation; fp32: TF32 mma.m16n8k8 (two
 //     per chunk); fp64 and any case the plan rejects: the CUDA-core row-split kernel;
+//   * column tiles of 32 (TF32, n <= 32, and fp16/bf16 problems too small to fill the GPU
+//     with 64-column tiles) or 64 B columns, one grid row per tile;
 //   * each warp stages its work item's column ids and values in shared memory with one
 //     burst of loads, so the chunk loop waits only on the B gathers;
 //   * load balance: a window with more nonzeros than the plan's segment size is split into
 //     up to kBlockWarps segments run by consecutive warps of ONE thread block, whose partial
 //     tiles are summed in shared memory (no workspace). Only a window with more than
 //     kBlockWarps * kSegmentNnz nonzeros is split across blocks: each block's sum goes into
-//     an fp32 workspace with atomics and a finalize kernel writes it out (alpha, beta there).
+//     an fp32 workspace with atomics and a finalize kernel writes it out (alpha, beta there);
+//     such a window is cut into items of the plan's segment size, like every other window.
 //     The segment size follows nnz and the multiprocessor count, so small matrices with
 //     long rows still fill the GPU.
 // The plan (per matrix, depends only on the row offsets and the device) holds the work items.
@@ -65,6 +68,7 @@ struct TcaPlanStats {
   double chunk_fill = 0;
   int segment_nnz = 0;  // target nonzeros per work item
   int max_item_nnz = 0;  // largest work item (picks the kernel's shared-memory staging size)
+  int sm_count = 0;      // multiprocessors of the device the plan was built on (picks the tile width)
 };
 
 // Per-matrix plan: kBlockWarps work items per block (int4 {first row, nnz begin, nnz end,
