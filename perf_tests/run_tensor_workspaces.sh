@@ -9,10 +9,10 @@ shift || true
 crossover=$(mktemp --suffix=.json) ablation=$(mktemp --suffix=.json)
 trap 'rm -f "$crossover" "$ablation"' EXIT
 echo "==> running $bench with $threads OpenMP threads"
-# The crossover decides whether Auto is within 10% of the best policy: median of 5
+# The crossover decides whether Auto is within 10% of the best policy: median of 12
 # repetitions, interleaved at random so that drifts of the machine spread over all policies.
 "$bench" --benchmark_filter=crossover --benchmark_out="$crossover" --benchmark_out_format=json \
-  --benchmark_min_time=0.2 --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true \
+  --benchmark_min_time=0.2 --benchmark_repetitions=12 --benchmark_enable_random_interleaving=true \
   --benchmark_report_aggregates_only=true "$@"
 "$bench" --benchmark_filter=ablation --benchmark_out="$ablation" --benchmark_out_format=json \
   --benchmark_min_time=0.2 "$@"
