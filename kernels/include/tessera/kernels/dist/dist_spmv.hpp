@@ -4,9 +4,10 @@
 // memory unless MPI is CUDA-aware) runs while the diagonal block is multiplied;
 // then the off-diagonal block (boundary rows only) adds its part with the ghosts:
 //   start halo(x) ; y = alpha*A_diag*x_owned + beta*y ; finish halo ;
-//   t = alpha*A_offd*x_ghost ; y(boundary_rows) += t
+//   y(boundary_rows) += alpha*A_offd*x_ghost   (host: one pass; device: into a buffer, then added)
 // Collective over A.comm(). Shapes are checked through the partitions, which every
 // rank holds identically, so a mismatch throws ShapeError on all ranks at once.
+#include <cstdint>
 #include <string>
 
 #include <Kokkos_Core.hpp>
@@ -41,6 +42,28 @@ void add_to_rows(const Space& space, const RowView& rows, const AddView& add, co
       });
 }
 
+// y(rows(r)) += alpha * (row r of offd) . ghosts for host spaces: one pass over the
+// off-diagonal block, no temporary and no second pass over the boundary rows (that
+// pass and the temporary cost as much as the product itself on a 16-rank wave run).
+template <class Space, class T, class Local, class RowView, class GhostView, class YView>
+void add_boundary_products(const Space& space, T alpha, const Local& offd, const RowView& rows,
+                           const GhostView& ghosts, const YView& y) {
+  const auto& s = offd.decompose();
+  const auto* const pos = s.levels[1].pos.data();
+  const auto* const crd = s.levels[1].crd.data();
+  const auto* const vals = s.vals.data();
+  const auto* const row = rows.data();
+  const T* const x = ghosts.data();
+  T* const out = y.data();
+  Kokkos::parallel_for(
+      "tessera::dist::spmv[boundary]", Kokkos::RangePolicy<Space>(space, 0, offd.extent(0)),
+      [=](const std::int64_t r) {
+        T sum = 0;
+        for (auto q = pos[r]; q < pos[r + 1]; ++q) sum += vals[q] * x[crd[q]];
+        out[row[r]] += alpha * sum;
+      });
+}
+
 }  // namespace detail
 
 template <class T, class Enc, class Space>
@@ -57,11 +80,15 @@ void spmv(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
   tessera::spmv(space, alpha, A.diagonal(), x.local(), beta, y.local());
   const auto ghosts = halo.finish(space);
   if (A.off_diagonal().nnz() > 0) {
-    using block = typename HaloT::block_view;
-    const block t = halo.scratch(A.off_diagonal().extent(0));
-    tessera::spmv(space, alpha, A.off_diagonal(), ghost_view(ghosts.data(), ghosts.extent(0)), T(0),
-                  Kokkos::View<T*, typename HaloT::device_type>(t.data(), t.extent(0)));
-    detail::add_to_rows(space, A.boundary_rows(), t, block(y.local().data(), y.local().extent(0), 1));
+    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible) {
+      detail::add_boundary_products(space, alpha, A.off_diagonal(), A.boundary_rows(), ghosts, y.local());
+    } else {  // device: the native kernel spreads long boundary rows over vector lanes
+      using block = typename HaloT::block_view;
+      const block t = halo.scratch(A.off_diagonal().extent(0));
+      tessera::spmv(space, alpha, A.off_diagonal(), ghost_view(ghosts.data(), ghosts.extent(0)), T(0),
+                    Kokkos::View<T*, typename HaloT::device_type>(t.data(), t.extent(0)));
+      detail::add_to_rows(space, A.boundary_rows(), t, block(y.local().data(), y.local().extent(0), 1));
+    }
   }
   Kokkos::Profiling::popRegion();
 }
