@@ -111,49 +111,27 @@ constexpr int kNarrowGridBlocksPerSm = 4;
 // at BN = 64 fits 9 blocks per SM with either, register-bound; TF32 at BN = 32 fits 7 blocks
 // with the 256-nnz staging and 8 with the small one).
 constexpr int kShortItemNnz = 48;
-// A block stages each of its distinct B rows once for all its warps (instead of one row per
-// nonzero and warp) when they fit the stage area and number at most this percentage of its
-// nonzeros: below that the saved gathers outweigh the lost per-warp copy/MMA overlap.
-constexpr int kSharedRowsPct = 75;
 
 // CAP: largest work item (nonzeros) the per-warp shared-memory staging holds; a small CAP
 // keeps the footprint (and so the occupancy) of plans whose items are all short.
-// Block layout: the B stages of the kBlockWarps warps | their column ids (CAP ints each) |
-// their values (CAP T each) | block counters.
 template <class T, int BN, int CAP>
 struct TcTile {
   static constexpr int kVec = 16 / int(sizeof(T));          // elements per 16-byte load
   static constexpr int kRowStride = BN + 8;                 // staged B row (elements), padded vs bank conflicts
-  static constexpr int kRowBytes = kRowStride * int(sizeof(T));
   static constexpr int kStageElems = kChunkNnz * kRowStride;  // (kChunkNnz, BN) + pad
   static constexpr int kOutStride = BN + 4;                 // output tile row (floats)
   static constexpr int kVecPerRow = BN / kVec;
   static constexpr int kLoadsPerLane = kChunkNnz * kVecPerRow / 32;
-  static constexpr int kStageBytes = kStages * kStageElems * int(sizeof(T));  // per warp
-  static constexpr int kBlockStageBytes = kBlockWarps * kStageBytes;
-  static constexpr int kCrdOff = kBlockStageBytes;
-  static constexpr int kValOff = kCrdOff + kBlockWarps * CAP * 4;
-  static constexpr int kCountersOff = kValOff + kBlockWarps * CAP * int(sizeof(T));
-  static constexpr int kSmemBytes = kCountersOff + 16;
-  // Shared-row mode: the stage area holds the block's distinct B rows (+ one zero row for
-  // the padding of the last chunk) followed by their row ids; while the set is built, it
-  // holds an open-addressing table (kHashSlots keys, then one byte per key: its row slot).
-  static constexpr int kSharedRows = (kBlockStageBytes - kRowBytes) / (kRowBytes + 4);
-  static constexpr int kSharedIdsOff = (kSharedRows + 1) * kRowBytes;
-  static constexpr int kHashSlots = 1024;
+  static constexpr int kStageBytes = kStages * kStageElems * int(sizeof(T));
+  // per warp: B stages | item column ids (CAP ints) | item values (CAP T)
+  static constexpr int kWarpSmemBytes = kStageBytes + CAP * (4 + int(sizeof(T)));
   static_assert(BN % 16 == 0, "BN is a multiple of the MMA M tile");
   static_assert((kChunkNnz * kVecPerRow) % 32 == 0, "whole loads per lane");
   static_assert(kWindowRows * kOutStride * 4 <= kStageBytes, "output tile fits the stages");
-  static_assert(kStageBytes % 16 == 0 && kCrdOff % 16 == 0 && kValOff % 16 == 0 && kCountersOff % 16 == 0,
-                "16-byte aligned regions");
+  static_assert(kStageBytes % 16 == 0 && kWarpSmemBytes % 16 == 0, "16-byte aligned regions");
   static_assert(CAP % kChunkNnz == 0 && CAP <= kSegmentNnz, "whole chunks staged");
   static_assert(kWindowRows == 8 && kChunkNnz == 16, "MMA shape: window rows = N = 8, chunk = K = 16");
-  static_assert(kSharedIdsOff + kSharedRows * 4 <= kBlockStageBytes, "shared rows and their ids fit the stages");
-  static_assert(kHashSlots * 5 <= kSharedIdsOff, "the table fits below the row ids");
-  static_assert(kSharedRows < 255 && kBlockWarps * CAP <= kHashSlots, "row slot in one byte; table never full");
 };
-// Linear probes before an insertion gives up (the block then gathers per warp).
-constexpr int kMaxProbes = 16;
 
 // One warp's work: nonzeros [begin, end) (at most kSegmentNnz) of the window starting at
 // row0. meta packs the split id (window split across blocks, -1 if not), the size of the
@@ -173,130 +151,55 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
     tca_tensor_core_kernel(const WorkItem* __restrict__ items, const int* __restrict__ pos,
                            const int* __restrict__ crd, const T* __restrict__ vals, const T* __restrict__ B,
                            long long ldb, T* __restrict__ C, long long ldc_row, long long ldc_col, int rows, int n,
-                           int n_load, float alpha, float beta, float* __restrict__ ws, int shared_pct) {
+                           int n_load, float alpha, float beta, float* __restrict__ ws) {
   using Tile = TcTile<T, BN, CAP>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   // The plan fills every slot of every block (idle slots have group 0): all warps reach
-  // the block barriers below.
+  // the block barrier below.
   const WorkItem it = items[blockIdx.x * kBlockWarps + warp];
   const int group = item_group(it.meta);
-  T* stage = reinterpret_cast<T*>(smem_raw + warp * Tile::kStageBytes);            // (kStages, 16, kRowStride)
-  int* s_crd = reinterpret_cast<int*>(smem_raw + Tile::kCrdOff) + warp * CAP;     // (CAP)
-  T* s_val = reinterpret_cast<T*>(smem_raw + Tile::kValOff) + warp * CAP;         // (CAP)
-  float* O = reinterpret_cast<float*>(stage);  // (kWindowRows, kOutStride), after the chunk loop
-  int* counters = reinterpret_cast<int*>(smem_raw + Tile::kCountersOff);  // distinct rows, block nnz, overflow
-  const T* shared_B = reinterpret_cast<const T*>(smem_raw);  // shared-row mode: (distinct rows + 1, kRowStride)
-  int* shared_ids = reinterpret_cast<int*>(smem_raw + Tile::kSharedIdsOff);
-  int* h_key = reinterpret_cast<int*>(smem_raw);
-  unsigned char* h_slot = smem_raw + Tile::kHashSlots * 4;
+  unsigned char* wsm = smem_raw + warp * Tile::kWarpSmemBytes;
+  T* stage = reinterpret_cast<T*>(wsm);                             // (kStages, 16, kRowStride)
+  int* s_crd = reinterpret_cast<int*>(wsm + Tile::kStageBytes);     // (CAP)
+  T* s_val = reinterpret_cast<T*>(s_crd + CAP);                     // (CAP)
+  float* O = reinterpret_cast<float*>(stage);                       // (kWindowRows, kOutStride), after the loop
   const int j0 = blockIdx.y * BN;
-  const int g = lane >> 2, t4 = lane & 3;
-  const int cnt = group > 0 ? it.end - it.begin : 0;  // <= CAP (plan's max_item_nnz)
 
-  // This thread's MMA-B column is window row g: the nonzeros [lo, hi) (item-relative) are
-  // its. Loaded first, so their latency overlaps the staging loads below.
-  int lo = cnt, hi = cnt;
-  if (group > 0 && it.row0 + g < rows) {
-    lo = max(__ldg(pos + it.row0 + g), it.begin) - it.begin;
-    hi = min(__ldg(pos + it.row0 + g + 1), it.end) - it.begin;
-  }
-  if (shared_pct > 0) {
-    for (int i = threadIdx.x; i < Tile::kHashSlots; i += blockDim.x) h_key[i] = -1;
-    if (threadIdx.x < 3) counters[threadIdx.x] = 0;
-  }
-  // Stage the item's column ids and values: all loads in flight at once.
-  {
-    constexpr int kPerLane = (CAP + 31) / 32;
-    int cr[kPerLane];
-    T vl[kPerLane];
-#pragma unroll
-    for (int i = 0; i < kPerLane; ++i) {
-      const int q = lane + 32 * i;
-      if (q < cnt) {
-        cr[i] = __ldg(crd + it.begin + q);
-        vl[i] = vals[it.begin + q];
-      }
+  if (group > 0) {
+    const int g = lane >> 2, t4 = lane & 3;
+    const int cnt = it.end - it.begin;  // <= CAP (plan's max_item_nnz)
+    // This thread's MMA-B column is window row g: the nonzeros [lo, hi) (item-relative) are
+    // its. Loaded first, so their latency overlaps the staging loads below.
+    int lo = cnt, hi = cnt;
+    if (it.row0 + g < rows) {
+      lo = max(__ldg(pos + it.row0 + g), it.begin) - it.begin;
+      hi = min(__ldg(pos + it.row0 + g + 1), it.end) - it.begin;
     }
+    // Stage the item's column ids and values: all loads in flight at once.
+    {
+      constexpr int kPerLane = (CAP + 31) / 32;
+      int cr[kPerLane];
+      T vl[kPerLane];
 #pragma unroll
-    for (int i = 0; i < kPerLane; ++i) {
-      const int q = lane + 32 * i;
-      if (q < cnt) {
-        s_crd[q] = cr[i];
-        s_val[q] = vl[i];
-      }
-    }
-  }
-  __syncwarp();
-
-  // Shared-row mode: neighbouring rows of meshes and banded matrices share most of their
-  // columns, so the block's distinct B rows can be far fewer than its nonzeros. Collect
-  // them (open addressing on the column id), and if they fit and save enough gathers, stage
-  // each once for all warps and let every nonzero point at its row's slot.
-  bool shared_rows = false;
-  int n_shared = 0;
-  if (shared_pct > 0) {
-    __syncthreads();  // table cleared
-    for (int q0 = 0; q0 < cnt; q0 += 32) {
-      const int q = q0 + lane;
-      const int k = q < cnt ? s_crd[q] : -1;
-      int fresh = -1;  // table entry this lane created
-      if (k >= 0) {
-        for (int h = k & (Tile::kHashSlots - 1), probes = 0;; h = (h + 1) & (Tile::kHashSlots - 1)) {
-          const int prev = atomicCAS(h_key + h, -1, k);
-          if (prev == -1) fresh = h;
-          if (prev == -1 || prev == k) break;
-          if (++probes == kMaxProbes) {
-            counters[2] = 1;
-            break;
-          }
+      for (int i = 0; i < kPerLane; ++i) {
+        const int q = lane + 32 * i;
+        if (q < cnt) {
+          cr[i] = __ldg(crd + it.begin + q);
+          vl[i] = vals[it.begin + q];
         }
       }
-      // Row slots for the new entries: one counter update per warp.
-      const unsigned mask = __ballot_sync(0xffffffffu, fresh >= 0);
-      int base = 0;
-      if (lane == 0 && mask) base = atomicAdd(counters, __popc(mask));
-      base = __shfl_sync(0xffffffffu, base, 0);
-      if (fresh >= 0) {
-        const int slot = base + __popc(mask & ((1u << lane) - 1));
-        h_slot[fresh] = static_cast<unsigned char>(slot < Tile::kSharedRows ? slot : 255);
-        if (slot < Tile::kSharedRows) shared_ids[slot] = k;
+#pragma unroll
+      for (int i = 0; i < kPerLane; ++i) {
+        const int q = lane + 32 * i;
+        if (q < cnt) {
+          s_crd[q] = cr[i];
+          s_val[q] = vl[i];
+        }
       }
     }
-    if (lane == 0) atomicAdd(counters + 1, cnt);
-    __syncthreads();
-    n_shared = counters[0];
-    shared_rows = counters[2] == 0 && n_shared <= Tile::kSharedRows && n_shared * 100 <= shared_pct * counters[1];
-    if (shared_rows) {
-      for (int q = lane; q < cnt; q += 32) {
-        const int k = s_crd[q];
-        int h = k & (Tile::kHashSlots - 1);
-        while (h_key[h] != k) h = (h + 1) & (Tile::kHashSlots - 1);
-        s_crd[q] = h_slot[h];
-      }
-      __syncthreads();  // table read: its space takes the rows
-      T* dst = reinterpret_cast<T*>(smem_raw);
-      for (int v = threadIdx.x; v < (n_shared + 1) * Tile::kVecPerRow; v += blockDim.x) {
-        const int r = v / Tile::kVecPerRow, cv = v % Tile::kVecPerRow;
-        const int col = j0 + cv * Tile::kVec;
-        const int kr = r < n_shared ? shared_ids[r] : -1;  // row n_shared: zeros for the padding
-        const bool ok = kr >= 0 && col < n_load;
-        const T* src = ok ? B + static_cast<long long>(kr) * ldb + col : B;
-        cp_async_16_ca(dst + r * Tile::kRowStride + cv * Tile::kVec, src, ok ? 16 : 0);
-      }
-      cp_async_commit();
-      cp_async_wait<0>();
-      __syncthreads();
-    }
-  }
-
-  float acc[BN / 16][4];
-#pragma unroll
-  for (int mt = 0; mt < BN / 16; ++mt)
-#pragma unroll
-    for (int q = 0; q < 4; ++q) acc[mt][q] = 0.f;
-  if (group > 0) {
     const int nchunks = (cnt + kChunkNnz - 1) / kChunkNnz;
+    __syncwarp();
 
     // Stage chunk c's gathered B rows: (16 nonzeros) x (BN columns), 16-byte copies that
     // allocate in L1: the warps of an SM gather the same B rows again and again (mesh and
@@ -332,18 +235,37 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
       }
     };
 
-    // One chunk's MMAs; row(k) is the staged B row (BN columns) of the chunk's k-th nonzero.
-    auto mma_chunk = [&](const float (&vcur)[4], auto row) {
+    float acc[BN / 16][4];
+#pragma unroll
+    for (int mt = 0; mt < BN / 16; ++mt)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) acc[mt][q] = 0.f;
+
+    // Prologue: chunks 0 .. kStages-2 in flight.
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) {
+      if (s < nchunks) issue(s);
+      cp_async_commit();
+    }
+
+    for (int c = 0; c < nchunks; ++c) {
+      const int cn = c + kStages - 1;
+      if (cn < nchunks) issue(cn);
+      cp_async_commit();
+      float vcur[4];
+      load_vals(c, vcur);
+      cp_async_wait<kStages - 1>();
+      __syncwarp();
+      const T* S = stage + (c % kStages) * Tile::kStageElems;  // (16, kRowStride): S[k][m]
       if constexpr (sizeof(T) == 2) {
         const unsigned b[2] = {pack2(Elem<T>::from_acc(vcur[0]), Elem<T>::from_acc(vcur[1])),
                                pack2(Elem<T>::from_acc(vcur[2]), Elem<T>::from_acc(vcur[3]))};
         // ldmatrix.trans row addresses: matrices (m 0-7,k 0-7), (m 8-15,k 0-7), (m 0-7,k 8-15), (m 8-15,k 8-15)
         const int lk = (lane & 7) + ((lane >> 4) << 3), lm = ((lane >> 3) & 1) * 8;
-        const T* R = row(lk);
 #pragma unroll
         for (int mt = 0; mt < BN / 16; ++mt) {
           unsigned a[4];
-          ldmatrix_x4_trans(a, R + mt * 16 + lm);
+          ldmatrix_x4_trans(a, S + lk * Tile::kRowStride + mt * 16 + lm);
           mma_16816(acc[mt], a, b, T());
         }
       } else {
@@ -352,12 +274,11 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
 #pragma unroll
         for (int kk = 0; kk < 2; ++kk) {
           const unsigned b[2] = {to_tf32(vcur[2 * kk]), to_tf32(vcur[2 * kk + 1])};
-          const float* Sk = reinterpret_cast<const float*>(row(kk * 8 + t4));
-          const float* Sk4 = reinterpret_cast<const float*>(row(kk * 8 + t4 + 4));
+          const float* Sk = reinterpret_cast<const float*>(S) + (kk * 8 + t4) * Tile::kRowStride;
 #pragma unroll
           for (int pr = 0; pr < BN / 32; ++pr) {
             const float4 lo4 = *reinterpret_cast<const float4*>(Sk + pr * 32 + 4 * g);
-            const float4 hi4 = *reinterpret_cast<const float4*>(Sk4 + pr * 32 + 4 * g);
+            const float4 hi4 = *reinterpret_cast<const float4*>(Sk + 4 * Tile::kRowStride + pr * 32 + 4 * g);
             const unsigned a0[4] = {to_tf32(lo4.x), to_tf32(lo4.y), to_tf32(hi4.x), to_tf32(hi4.y)};
             const unsigned a1[4] = {to_tf32(lo4.z), to_tf32(lo4.w), to_tf32(hi4.z), to_tf32(hi4.w)};
             mma_1688_tf32(acc[2 * pr], a0, b);
@@ -365,43 +286,11 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
           }
         }
       }
-    };
-
-    if (shared_rows) {
-      // Every row already staged: no pipeline, s_crd holds row slots.
-      for (int c = 0; c < nchunks; ++c) {
-        float vcur[4];
-        load_vals(c, vcur);
-        mma_chunk(vcur, [&](int k) {
-          const int q = c * kChunkNnz + k;
-          return shared_B + (q < cnt ? s_crd[q] : n_shared) * Tile::kRowStride;
-        });
-      }
-    } else {
-      // Prologue: chunks 0 .. kStages-2 in flight.
-#pragma unroll
-      for (int s = 0; s < kStages - 1; ++s) {
-        if (s < nchunks) issue(s);
-        cp_async_commit();
-      }
-      for (int c = 0; c < nchunks; ++c) {
-        const int cn = c + kStages - 1;
-        if (cn < nchunks) issue(cn);
-        cp_async_commit();
-        float vcur[4];
-        load_vals(c, vcur);
-        cp_async_wait<kStages - 1>();
-        __syncwarp();
-        const T* S = stage + (c % kStages) * Tile::kStageElems;  // (16, kRowStride): S[k][m]
-        mma_chunk(vcur, [&](int k) { return S + k * Tile::kRowStride; });
-        __syncwarp();
-      }
-      cp_async_wait<0>();
       __syncwarp();
     }
-  }
-  if (shared_rows) __syncthreads();  // all warps done with the shared rows: O overlays them
-  if (group > 0) {
+    cp_async_wait<0>();
+    __syncwarp();
+
     // Accumulators (m = column g / g+8, n = window row 2t4 / 2t4+1) -> O[row][col] in
     // this warp's shared memory.
 #pragma unroll
@@ -421,14 +310,14 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
   // Epilogue: the group's warps sum their tiles (group leader = warp - rank) and store
   // rows of the window, element idx by warp rank + 32 * lane ...; coalesced along rows.
   const int rank = item_rank(it.meta), split = item_split(it.meta);
-  const unsigned char* group_smem = smem_raw + (warp - rank) * Tile::kStageBytes;
+  const unsigned char* group_smem = smem_raw + (warp - rank) * Tile::kWarpSmemBytes;
   for (int idx = rank * 32 + lane; idx < kWindowRows * BN; idx += group * 32) {
     const int r = idx / BN, cc = idx % BN;
     const int row = it.row0 + r, col = j0 + cc;
     if (row >= rows || col >= n) continue;
     float v = 0.f;
     for (int w = 0; w < group; ++w)
-      v += reinterpret_cast<const float*>(group_smem + w * Tile::kStageBytes)[r * Tile::kOutStride + cc];
+      v += reinterpret_cast<const float*>(group_smem + w * Tile::kWarpSmemBytes)[r * Tile::kOutStride + cc];
     if (split >= 0) {
       atomicAdd(ws + (static_cast<long long>(split) * kWindowRows + r) * n + col, v);
     } else {
@@ -520,7 +409,7 @@ template <class T, int BN, int CAP>
 void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long long ldb, int n_load,
                         float* ws, cudaStream_t stream) {
   using Tile = TcTile<T, BN, CAP>;
-  const int smem = Tile::kSmemBytes;
+  const int smem = kBlockWarps * Tile::kWarpSmemBytes;
   static bool configured = false;  // per instantiation; the attribute is per function and device-wide
   if (!configured) {
     TESSERA_CUDA_CHECK(cudaFuncSetAttribute(tca_tensor_core_kernel<T, BN, CAP>,
@@ -534,7 +423,7 @@ void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long 
   tca_tensor_core_kernel<T, BN, CAP><<<grid, kBlockWarps * 32, smem, stream>>>(
       static_cast<const WorkItem*>(plan.items()), a.pos, a.crd, static_cast<const T*>(a.vals), B, ldb,
       static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride, static_cast<int>(a.rows), static_cast<int>(a.n), n_load,
-      static_cast<float>(a.alpha), static_cast<float>(a.beta), ws, kSharedRowsPct);
+      static_cast<float>(a.alpha), static_cast<float>(a.beta), ws);
   TESSERA_CUDA_CHECK_LAUNCH("tca_tensor_core_kernel");
 }
 
