@@ -109,12 +109,13 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
   a.alpha = 1.0;
   a.beta = 0.0;
   res.ours_ms = time_ms([&] { kc::spmm_tca(&plan, kc::TcaKernel::TensorCore, a, nullptr); });
+  const auto free_operands = [&] {
+    for (void* p : {static_cast<void*>(dpos), static_cast<void*>(dcrd), static_cast<void*>(dval),
+                    static_cast<void*>(dB), static_cast<void*>(dC)})
+      HARNESS_CHECK(cudaFree(p));
+  };
   if (ours_only) {
-    cudaFree(dpos);
-    cudaFree(dcrd);
-    cudaFree(dval);
-    cudaFree(dB);
-    cudaFree(dC);
+    free_operands();
     return res;
   }
 
@@ -161,17 +162,13 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
           res.cusp_alg = std::string(name) + (row ? "/row" : "/col");
         }
       }
-      if (ws) cudaFree(ws);
+      if (ws) HARNESS_CHECK(cudaFree(ws));
     }
-    cusparseDestroyDnMat(matB);
-    cusparseDestroyDnMat(matC);
+    CUSPARSE_CHECK(cusparseDestroyDnMat(matB));
+    CUSPARSE_CHECK(cusparseDestroyDnMat(matC));
   }
-  cusparseDestroySpMat(matA);
-  cudaFree(dpos);
-  cudaFree(dcrd);
-  cudaFree(dval);
-  cudaFree(dB);
-  cudaFree(dC);
+  CUSPARSE_CHECK(cusparseDestroySpMat(matA));
+  free_operands();
   return res;
 }
 
