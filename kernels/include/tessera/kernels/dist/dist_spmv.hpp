@@ -73,7 +73,6 @@ void spmv(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
   detail::require_same_blocks("dist::spmv", "x", x.rows(), A.cols());
   detail::require_same_blocks("dist::spmv", "y", y.rows(), A.rows());
   using HaloT = Halo<T, Space>;
-  using ghost_view = Kokkos::View<const T*, typename HaloT::device_type>;
   Kokkos::Profiling::pushRegion("tessera::dist::spmv");
   HaloT& halo = A.halo();
   // A contiguous vector is a (n x 1) row-major block: the halo packs blocks.
@@ -85,6 +84,7 @@ void spmv(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
       detail::add_boundary_products(space, alpha, A.off_diagonal(), A.boundary_rows(), ghosts, y.local());
     } else {  // device: the native kernel spreads long boundary rows over vector lanes
       using block = typename HaloT::block_view;
+      using ghost_view = Kokkos::View<const T*, typename HaloT::device_type>;
       const block t = halo.scratch(A.off_diagonal().extent(0));
       tessera::spmv(space, alpha, A.off_diagonal(), ghost_view(ghosts.data(), ghosts.extent(0)), T(0),
                     Kokkos::View<T*, typename HaloT::device_type>(t.data(), t.extent(0)));
