@@ -127,6 +127,22 @@ TYPED_TEST(Spgemm, DenseRowOutputPlacements) {
       {tessera_test::random_coo({1, 50}, 40, 43), tessera_test::random_coo({50, 900}, 2000, 44)},
       {tessera_test::random_coo({700, 90}, 900, 45), tessera_test::random_coo({90, 3000}, 1500, 46)}};
   for (const auto& c : tessera_test::edge_case_matrices(12)) cases.emplace_back(c.coo, tessera::reference::shifted_transpose(c.coo));
+  // Wide rows: output columns spread over 300000 (many 4096-column words of the
+  // ordering bitmap), with the first and last columns and both sides of word edges;
+  // and a product whose one row covers nearly all of its 5000 columns.
+  HostCoo<double> wide_left = tessera_test::random_coo({200, 90}, 2000, 47);
+  HostCoo<double> wide_right = tessera_test::random_coo({90, 300000}, 1500, 48);
+  for (auto [i, j] : {std::pair<std::int64_t, std::int64_t>{0, 0}, {0, 1}}) {
+    wide_left.coords.insert(wide_left.coords.end(), {i, j});
+    wide_left.values.push_back(0.5);
+  }
+  for (auto [i, j] : {std::pair<std::int64_t, std::int64_t>{0, 0}, {0, 299999}, {0, 63}, {0, 64}, {1, 4095},
+                      {1, 4096}, {1, 262143}, {1, 262144}}) {
+    wide_right.coords.insert(wide_right.coords.end(), {i, j});
+    wide_right.values.push_back(0.25);
+  }
+  cases.emplace_back(wide_left, wide_right);
+  cases.emplace_back(tessera_test::random_coo({1, 50}, 50, 49), tessera_test::random_coo({50, 5000}, 20000, 50));
   // Banded: B's rows fold many columns into each 32-column block (the symbolic pass
   // counts by blocks); columns 0 and 299 sit at block edges.
   HostCoo<double> band;

@@ -9,8 +9,8 @@
 //             computes the row straight into C (Dense policy); chosen when few
 //             products fold into each output entry (workspace::RowOutput).
 // The Dense policy's accumulator is GustavsonRow below: its column list is built in
-// place and ordered by a scan of its column range when that range is narrow, else by
-// a sort; other policies use their first-order workspace (keys = column j).
+// place and ordered through a two-level bitmap of the columns; other policies use
+// their first-order workspace (keys = column j).
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -41,8 +41,7 @@ struct RowChunk {
 };
 
 // Gustavson's dense accumulator for one output row at a time (one per thread).
-// The row's column list is built in place in the output and ordered only as much
-// as needed (see row()).
+// The row's column list is built in place in the output, then ordered by order().
 // stamp_[j] == current row's stamp marks column j as touched, so nothing is cleared
 // between rows; stamps are a per-thread row counter (restarted, with the stamps
 // refilled, before it would overflow).
@@ -50,7 +49,7 @@ template <class T, class Ordinal>
 class GustavsonRow {
  public:
   GustavsonRow()
-      : acc_(&meter_), stamp_(&meter_), scratch_(&meter_), bucket_start_(&meter_), block_stamp_(&meter_),
+      : acc_(&meter_), stamp_(&meter_), column_bits_(&meter_), word_bits_(&meter_), block_stamp_(&meter_),
         block_mask_(&meter_), touched_blocks_(&meter_) {}
   GustavsonRow(const GustavsonRow&) = delete;
   GustavsonRow& operator=(const GustavsonRow&) = delete;
@@ -59,12 +58,15 @@ class GustavsonRow {
     if (cols <= stamp_.capacity()) return;
     acc_.release();
     stamp_.release();
-    scratch_.release();
-    bucket_start_.release();
+    column_bits_.release();
+    word_bits_.release();
     acc_.reserve_exact(cols);
     stamp_.reserve_exact(cols);
-    scratch_.reserve_exact(cols);
-    bucket_start_.reserve_exact(cols + 1);
+    const std::int64_t words = (cols >> kWordBits) + 1;
+    column_bits_.reserve_exact(words);
+    word_bits_.reserve_exact((words >> kWordBits) + 1);
+    column_bits_.fill(0);
+    word_bits_.fill(0);
     const std::int64_t blocks = (cols >> kColumnBlockBits) + 1;
     block_stamp_.release();
     block_mask_.release();
@@ -144,7 +146,6 @@ class GustavsonRow {
     std::int32_t* mark = stamp_.data();
     T* acc = acc_.data();
     std::int64_t n = 0;
-    Ordinal lo = std::numeric_limits<Ordinal>::max(), hi = 0;
     for (std::int64_t q = A.begin(i); q < A.end(i); ++q) {
       const std::int64_t k = A.crd[q];
       const T a = A.vals[q];
@@ -154,28 +155,12 @@ class GustavsonRow {
           mark[j] = stamp;
           acc[j] = a * B.vals[r];
           crd[n++] = j;
-          lo = std::min(lo, j);
-          hi = std::max(hi, j);
         } else {
           acc[j] += a * B.vals[r];
         }
       }
     }
-    // Order the columns: a scan of the stamps over [lo, hi] when that range is
-    // narrow (about 3 instructions per column scanned against about 6 per element
-    // and level of a comparison sort), else a bucket sort (bucket_sort()).
-    if (n > 1) {
-      const std::int64_t range = std::int64_t{hi} - lo + 1;
-      std::int64_t log2n = 1;
-      while ((std::int64_t{1} << log2n) < n) ++log2n;
-      if (range <= 2 * n * log2n) {
-        std::int64_t m = 0;
-        for (Ordinal j = lo; m < n; ++j)
-          if (mark[j] == stamp) crd[m++] = j;
-      } else {
-        bucket_sort(crd, n, lo, range, log2n);
-      }
-    }
+    if (n > 1) order(crd, n);
     for (std::int64_t t = 0; t < n; ++t) vals[t] = acc[crd[t]];
     return n;
   }
@@ -193,43 +178,45 @@ class GustavsonRow {
     return row_++;
   }
 
-  // Sorts the n distinct columns crd[0, n), all in [lo, lo + range), range > n: one
-  // counting pass into about n buckets by the high bits of j - lo (through scratch_),
-  // then each bucket, a few columns when they are spread, sorted in place.
-  void bucket_sort(Ordinal* crd, std::int64_t n, Ordinal lo, std::int64_t range, std::int64_t log2n) {
-    std::int64_t range_bits = 0;
-    while ((std::int64_t{1} << range_bits) < range) ++range_bits;
-    const std::int64_t bucket_bits = log2n - 1;  // buckets <= n <= cols
-    const int shift = static_cast<int>(range_bits - bucket_bits);
-    const std::int64_t buckets = std::int64_t{1} << bucket_bits;
-    std::int32_t* start = bucket_start_.data();
-    Ordinal* tmp = scratch_.data();
-    std::fill(start, start + buckets + 1, 0);
-    for (std::int64_t t = 0; t < n; ++t) ++start[((crd[t] - lo) >> shift) + 1];
-    for (std::int64_t b = 0; b < buckets; ++b) start[b + 1] += start[b];
-    for (std::int64_t t = 0; t < n; ++t) tmp[start[(crd[t] - lo) >> shift]++] = crd[t];
-    // start[b] is now the end of bucket b.
-    for (std::int64_t b = 0, begin = 0; b < buckets; begin = start[b++]) {
-      const std::int64_t end = start[b];
-      if (end - begin > 16) {
-        std::sort(tmp + begin, tmp + end);
-        continue;
-      }
-      for (std::int64_t t = begin + 1; t < end; ++t) {  // insertion sort
-        const Ordinal x = tmp[t];
-        std::int64_t u = t;
-        for (; u > begin && tmp[u - 1] > x; --u) tmp[u] = tmp[u - 1];
-        tmp[u] = x;
+  // Sorts the n > 1 distinct columns crd[0, n) through a bitmap of the columns
+  // (column_bits_, a bit per column) and a bitmap of its non-zero words (word_bits_):
+  // setting the bits is branch-free, and reading them back in order visits the
+  // words of word_bits_ over the columns' range (one per 4096 columns), then each
+  // non-zero column word once. Comparison sorts of these short rows spent most of
+  // their time in mispredicted branches. Reading clears the bits for the next row.
+  void order(Ordinal* crd, std::int64_t n) {
+    constexpr std::int64_t kLowMask = (std::int64_t{1} << kWordBits) - 1;
+    std::uint64_t* column_bits = column_bits_.data();
+    std::uint64_t* word_bits = word_bits_.data();
+    std::int64_t lo = crd[0], hi = crd[0];
+    for (std::int64_t t = 0; t < n; ++t) {
+      const std::int64_t j = crd[t], word = j >> kWordBits;
+      column_bits[word] |= std::uint64_t{1} << (j & kLowMask);
+      word_bits[word >> kWordBits] |= std::uint64_t{1} << (word & kLowMask);
+      lo = std::min(lo, j);
+      hi = std::max(hi, j);
+    }
+    std::int64_t m = 0;
+    for (std::int64_t top = lo >> (2 * kWordBits); top <= hi >> (2 * kWordBits); ++top) {
+      std::uint64_t words = word_bits[top];
+      word_bits[top] = 0;
+      for (; words != 0; words &= words - 1) {
+        const std::int64_t word = (top << kWordBits) + __builtin_ctzll(words);
+        std::uint64_t bits = column_bits[word];
+        column_bits[word] = 0;
+        const std::int64_t base = word << kWordBits;
+        for (; bits != 0; bits &= bits - 1) crd[m++] = static_cast<Ordinal>(base + __builtin_ctzll(bits));
       }
     }
-    std::copy(tmp, tmp + n, crd);
   }
+
+  static constexpr int kWordBits = 6;  // 64 bits per bitmap word
 
   workspace::ByteMeter meter_;
   workspace::GrowableArray<T> acc_;                // (cols)
   workspace::GrowableArray<std::int32_t> stamp_;  // (cols)
-  workspace::GrowableArray<Ordinal> scratch_;             // (cols) bucket sort output
-  workspace::GrowableArray<std::int32_t> bucket_start_;  // (cols + 1)
+  workspace::GrowableArray<std::uint64_t> column_bits_;  // (cols / 64 + 1) order(), zero between rows
+  workspace::GrowableArray<std::uint64_t> word_bits_;    // (cols / 4096 + 1)
   workspace::GrowableArray<std::int32_t> block_stamp_;    // (cols / 32 + 1) count_blocks()
   workspace::GrowableArray<std::uint32_t> block_mask_;    // (cols / 32 + 1)
   workspace::GrowableArray<std::int32_t> touched_blocks_;  // (cols / 32 + 1)
