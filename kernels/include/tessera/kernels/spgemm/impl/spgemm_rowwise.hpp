@@ -149,6 +149,7 @@ class GustavsonRow {
     for (std::int64_t q = A.begin(i); q < A.end(i); ++q) {
       const std::int64_t k = A.crd[q];
       const T a = A.vals[q];
+      prefetch_ahead(A, B, q);
       for (std::int64_t r = B.begin(k); r < B.end(k); ++r) {
         const Ordinal j = B.crd[r];
         if (mark[j] != stamp) {
@@ -208,6 +209,21 @@ class GustavsonRow {
         for (; bits != 0; bits &= bits - 1) crd[m++] = static_cast<Ordinal>(base + __builtin_ctzll(bits));
       }
     }
+  }
+
+  // Asks for the start of the row of B (columns and values) that A's entry
+  // q + kPrefetchDistance (in this row of A or the next ones) multiplies: rows of B
+  // are visited in A's column order, too scattered for the hardware prefetcher.
+  // Measured on the row-wise products of the real matrices (2 threads): row() waits
+  // on them otherwise; in the counting passes, whose loops do less per entry, and at
+  // a distance of 8 it did not pay.
+  template <class MA, class MB>
+  static void prefetch_ahead(const MA& A, const MB& B, std::int64_t q) {
+    constexpr std::int64_t kPrefetchDistance = 4;
+    if (q + kPrefetchDistance >= A.pos[A.outer_extent]) return;
+    const std::int64_t ahead = B.begin(A.crd[q + kPrefetchDistance]);
+    __builtin_prefetch(B.crd + ahead);
+    __builtin_prefetch(B.vals + ahead);
   }
 
   static constexpr int kWordBits = 6;  // 64 bits per bitmap word
