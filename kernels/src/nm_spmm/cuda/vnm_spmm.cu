@@ -372,10 +372,12 @@ bool vnm_prefers_packed(int N, int M, int L) {
 
 VnmLaunch vnm_choose_launch(const VnmSpmmArgs& a) {
   const DeviceInfo dev = device_info();
-  // Estimated time in stages of an SM: full waves of blocks (an SM runs one 128-row or two
-  // 64-row blocks at a time, at about the same rate) times a block's stages, plus one stage per
-  // block for filling the pipeline and two more for the atomic sums of split-K; 64-row blocks
-  // pay 5% for copying B twice as often per FMA.
+  // Estimated time in stages of an SM: full waves of blocks (an SM runs resident_blocks blocks
+  // at a time, at about the same rate) times a block's stages, plus one stage per block for
+  // filling the pipeline and one more for the atomic sums of split-K, each split keeping at
+  // least two stages (set for stages of up to 128 columns and 40 rows, about twice the work of
+  // the former 64 x 32 ones at 62.5-87.5%); 64-row blocks pay 5% for copying B twice as often
+  // per FMA.
   const std::int64_t col_tiles = (a.n + kTileCols - 1) / kTileCols;
   VnmLaunch best;
   double best_cost = -1;
@@ -383,10 +385,10 @@ VnmLaunch vnm_choose_launch(const VnmSpmmArgs& a) {
     const bool tall = rows == VnmRowTile::Rows128;
     const int bm = tall ? 128 : 64, per_sm = tall ? resident_blocks<128>(dev) : resident_blocks<64>(dev);
     const std::int64_t tiles = (a.m + bm - 1) / bm * col_tiles, slots = static_cast<std::int64_t>(dev.sms) * per_sm;
-    const std::int64_t max_split = std::max<std::int64_t>(1, std::min<std::int64_t>(16, a.max_tile_stages / 4));
+    const std::int64_t max_split = std::max<std::int64_t>(1, std::min<std::int64_t>(16, a.max_tile_stages / 2));
     for (std::int64_t split = 1; split <= max_split; ++split) {
       const std::int64_t waves = (tiles * split + slots - 1) / slots;
-      const double per_block = static_cast<double>((a.max_tile_stages + split - 1) / split) + (split > 1 ? 3 : 1);
+      const double per_block = static_cast<double>((a.max_tile_stages + split - 1) / split) + (split > 1 ? 2 : 1);
       const double cost = static_cast<double>(waves) * per_block * (tall ? 1.0 : 1.05);
       if (best_cost < 0 || cost < best_cost) {
         best_cost = cost;
