@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <string>
-#include <type_traits>
 
 #include "tessera/core/error.hpp"
+#include "tessera/formats/vnm/staging.hpp"
 #include "../../common/cuda_support.hpp"
 #include "../../common/ptx_copy.cuh"
 
@@ -17,21 +17,28 @@ namespace {
 
 constexpr int kTileCols = kVnmTileCols;            // BN
 constexpr int kStages = kVnmPipelineStages;
-constexpr int kStageCols = 64, kStageSlots = 32;   // formats/vnm/staging.hpp's kVnmStageColumns / Slots
-constexpr int kWarpRows = 64, kWarpCols = 64;      // warp tile: 8 x 4 threads of 8 x 16
+constexpr int kStageCols = kVnmStageColumns, kStageSlots = kVnmStageSlots;
 constexpr int kThreadRows = 8, kThreadCols = 16;
-constexpr int kWarpsN = kTileCols / kWarpCols;     // 4
+constexpr int kWarpRows = 8 * kThreadRows, kWarpCols = 4 * kThreadCols;  // warp tile: 8 x 4 threads
+constexpr int kWarpsN = kTileCols / kWarpCols;
 static_assert(kWarpRows == 8 * kThreadRows && kWarpCols == 4 * kThreadCols, "warp = 8 x 4 threads");
 
 template <int BM>
 constexpr int kThreadsOf = BM / kWarpRows * kWarpsN * 32;
 // The 128-row block (8 warps) takes a whole SM so that its threads may hold 128 accumulators
-// and double-buffered fragments; two 64-row blocks (4 warps each) share one.
+// and double-buffered fragments; two 64-row blocks (4 warps each) would share one by registers,
+// but their buffers for full-size stages do not fit twice (resident_blocks).
 template <int BM>
 constexpr int kBlocksPerSm = BM == 128 ? 1 : 2;
 
+// A is read from column panels: panel t holds rows kPanelRows t .. kPanelRows t + 127 of A
+// column by column (windows * M columns of kPanelRows floats, zeros past m and k).
+constexpr int kPanelRows = 128;
+
 struct Params {
   VnmSpmmArgs a;
+  const float* panels;         // A as column panels (vnm_a_panels_kernel)
+  std::int64_t panel_floats;   // floats per panel: padded k * kPanelRows
   int groups_per_tile;  // kTileCols / L
   int splits;           // split-K factor: blockIdx.z runs its share of the tile's stages
   bool atomic;          // split-K: accumulate into zeroed C
@@ -57,7 +64,6 @@ template <int BM, int Groups>
 __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_kernel(const Params p) {
   using Buf = Buffer<BM>;
   constexpr int kThreads = kThreadsOf<BM>;
-  constexpr int kWarps = kThreads / 32;
   extern __shared__ __align__(16) unsigned char smem[];
   const VnmSpmmArgs& a = p.a;
   auto rec_buf = [&](int b) { return reinterpret_cast<int4*>(smem + b * Buf::bytes); };
@@ -76,13 +82,14 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
   const int count = max(0, min(per_split, tile_first + tile_count - first));
 
   // Per-thread constants of the copies (kept small: the accumulators take half the registers).
-  // A: this thread copies rows copy_row + kARowsPerPass i and staged columns copy_col + 8 j.
-  constexpr int kARowsPerPass = kWarps * 4, kAPasses = BM / kARowsPerPass;
-  constexpr int kColsPerThread = kStageCols / 8;
-  const int copy_row = warp * 4 + lane / 8, copy_col = lane % 8;
-  const bool rows_inside = m0 + BM <= a.m;  // the block's rows all exist (every row tile but the last)
-  const float* a_thread = a.A + (rows_inside ? (m0 + copy_row) * a.lda : 0);
-  const std::int64_t a_pass = kARowsPerPass * a.lda;
+  // A comes from its column panels (vnm_a_panels_kernel): a staged column is BM contiguous
+  // floats there, so this thread copies 16-byte chunk a_chunk of staged columns
+  // copy_col + kColsPerPass j (a warp copies whole columns: full 128-byte lines).
+  constexpr int kAChunks = BM / 4, kColsPerPass = kThreads / kAChunks;
+  static_assert(kStageCols % kColsPerPass == 0, "whole passes of staged columns");
+  constexpr int kColsPerThread = kStageCols / kColsPerPass;
+  const int a_chunk = tid % kAChunks, copy_col = tid / kAChunks;
+  const float* a_thread = p.panels + (m0 / kPanelRows) * p.panel_floats + m0 % kPanelRows + 4 * a_chunk;
   // B: this thread copies 16-byte chunk b_chunk of stored rows b_row + kBRowsPerPass j.
   constexpr int kBChunks = kTileCols / 4, kBRowsPerPass = kThreads / kBChunks;
   const int b_chunk = tid % kBChunks, b_row = tid / kBChunks;
@@ -90,38 +97,15 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
   const float* b_thread = a.vals + (b_col_ok ? n0 + 4 * b_chunk : 0);
   const std::int64_t groups = a.padded_cols / a.L;
 
-  // A columns of a stage into `as`; column_of(j, c) gives the A column of staged column c.
-  // Columns past k read column 0 with a zero source size, and so do rows past m (CheckRows,
-  // last row tile only): every address stays inside A.
-  auto copy_a = [&](float* as, int cols, auto column_of, auto check_rows) {
+  // A columns of a stage into `as`; column_of(j, c) gives the A column of staged column c =
+  // copy_col + kColsPerPass j. Panels are zero past m and k, so no copy needs a predicate.
+  auto copy_a = [&](float* as, int cols, auto column_of) {
 #pragma unroll
     for (int j = 0; j < kColsPerThread; ++j) {
-      const int c = copy_col + 8 * j;
+      const int c = copy_col + kColsPerPass * j;
       if (c >= cols) break;
-      std::int64_t col = column_of(j, c);
-      const int keep = col < a.k ? 4 : 0;
-      col = keep ? col : 0;
-#pragma unroll
-      for (int i = 0; i < kAPasses; ++i) {
-        float* dst = as + c * Buf::a_stride + copy_row + i * kARowsPerPass;
-        if constexpr (decltype(check_rows)::value) {
-          const std::int64_t row = m0 + copy_row + i * kARowsPerPass;
-          const bool ok = row < a.m;
-          cp_async_4(dst, a.A + (ok ? row : 0) * a.lda + col, ok ? keep : 0);
-        } else {
-          cp_async_4(dst, a_thread + i * a_pass + col, keep);
-        }
-      }
+      cp_async_16(as + c * Buf::a_stride + 4 * a_chunk, a_thread + column_of(j, c) * kPanelRows, 16);
     }
-  };
-  // A full plain stage inside A: one pointer, immediate offsets, no predicates.
-  auto copy_a_full = [&](float* as, std::int64_t col0) {
-    const float* src = a_thread + col0 + copy_col;
-#pragma unroll
-    for (int i = 0; i < kAPasses; ++i)
-#pragma unroll
-      for (int j = 0; j < kColsPerThread; ++j)
-        cp_async_4(as + (copy_col + 8 * j) * Buf::a_stride + copy_row + i * kARowsPerPass, src + i * a_pass + 8 * j, 4);
   };
 
   // Global -> shared copies of stage record `rec` (packed: its A columns `cols_of`, this
@@ -148,18 +132,8 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
     }
     float* as = a_buf(b);
     const std::int64_t plain_col0 = static_cast<std::int64_t>(row0 / a.N) * a.M;
-    auto plain = [&](int, int c) { return plain_col0 + c; };
-    auto packed = [&](int j, int) { return static_cast<std::int64_t>(cols_of[j]); };
-    if (!rows_inside) {
-      if (a.packed) copy_a(as, cols, packed, std::true_type{});
-      else copy_a(as, cols, plain, std::true_type{});
-    } else if (a.packed) {
-      copy_a(as, cols, packed, std::false_type{});
-    } else if (cols == kStageCols && plain_col0 + cols <= a.k) {
-      copy_a_full(as, plain_col0);
-    } else {
-      copy_a(as, cols, plain, std::false_type{});
-    }
+    if (a.packed) copy_a(as, cols, [&](int j, int) { return static_cast<std::int64_t>(cols_of[j]); });
+    else copy_a(as, cols, [&](int, int c) { return plain_col0 + c; });
   };
 
   // (8 x 16) accumulators: rows ty * 4 + {0..3} and 32 + ty * 4 + {0..3} of the warp tile,
@@ -237,7 +211,8 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
     next_rec = a.stage[first + s];
     if (a.packed) {
 #pragma unroll
-      for (int j = 0; j < kColsPerThread; ++j) next_cols[j] = a.column_list[(first + s) * kStageCols + copy_col + 8 * j];
+      for (int j = 0; j < kColsPerThread; ++j)
+        next_cols[j] = a.column_list[(first + s) * kStageCols + copy_col + kColsPerPass * j];
     }
   };
   auto issue = [&](int s) {  // copies stage s into its buffer, fetches stage s + 1's record
@@ -289,16 +264,55 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
   }
 }
 
+// A (m x k, row-major) -> column panels (kPanelRows rows each, padded_k columns of kPanelRows
+// floats, zeros past m and k), through 32 x 32 tiles in shared memory so that reads run along
+// rows of A and writes along panel columns. The SpMM then stages a column of its rows with
+// 16-byte copies of one contiguous run, not 4-byte gathers from BM rows.
+constexpr int kTransposeTile = 32, kTransposeRowsPerPass = 8;
+__global__ void __launch_bounds__(kTransposeTile * kTransposeRowsPerPass) vnm_a_panels_kernel(
+    const float* A, std::int64_t m, std::int64_t k, std::int64_t lda, std::int64_t padded_k, std::int64_t row_blocks,
+    float* panels) {
+  __shared__ float tile[kTransposeTile][kTransposeTile + 1];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const std::int64_t c0 = static_cast<std::int64_t>(blockIdx.x) * kTransposeTile;
+  for (std::int64_t rb = blockIdx.y; rb < row_blocks; rb += gridDim.y) {
+    const std::int64_t r0 = rb * kTransposeTile;
+    for (int i = ty; i < kTransposeTile; i += kTransposeRowsPerPass) {
+      const std::int64_t r = r0 + i, c = c0 + tx;
+      tile[i][tx] = r < m && c < k ? A[r * lda + c] : 0.f;
+    }
+    __syncthreads();
+    for (int i = ty; i < kTransposeTile; i += kTransposeRowsPerPass) {
+      const std::int64_t c = c0 + i, r = r0 + tx;
+      if (c < padded_k) panels[((r / kPanelRows) * padded_k + c) * kPanelRows + r % kPanelRows] = tile[tx][i];
+    }
+    __syncthreads();
+  }
+}
+
 struct DeviceInfo {
   int sms = 0;
-  std::size_t max_shared = 0;
+  std::size_t max_shared = 0;         // per block
+  std::size_t max_shared_per_sm = 0;  // all resident blocks together
 };
 DeviceInfo device_info() {
-  int dev = 0, sms = 0, smem = 0;
+  int dev = 0, sms = 0, smem = 0, smem_sm = 0;
   TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  return {sms, static_cast<std::size_t>(smem)};
+  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+  return {sms, static_cast<std::size_t>(smem), static_cast<std::size_t>(smem_sm)};
+}
+
+template <int BM>
+constexpr std::size_t kSharedBytes = kStages * static_cast<std::size_t>(Buffer<BM>::bytes);
+
+// Blocks of BM rows an SM runs at once: kBlocksPerSm unless their shared memory (plus the
+// 1 KB the runtime reserves per block) does not fit.
+template <int BM>
+int resident_blocks(const DeviceInfo& dev) {
+  const std::size_t fit = dev.max_shared_per_sm / (kSharedBytes<BM> + 1024);
+  return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(kBlocksPerSm<BM>, fit)));
 }
 
 bool aligned(const void* p, std::uintptr_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
@@ -323,7 +337,7 @@ void check_args(const VnmSpmmArgs& a) {
 
 template <int BM, int G>
 void launch_one(const Params& p, dim3 grid, cudaStream_t stream, const DeviceInfo& dev) {
-  constexpr std::size_t bytes = kStages * static_cast<std::size_t>(Buffer<BM>::bytes);
+  constexpr std::size_t bytes = kSharedBytes<BM>;
   if (bytes > dev.max_shared)
     throw Error("vnm_spmm: " + std::to_string(bytes) + " bytes of shared memory exceed the device's " +
                 std::to_string(dev.max_shared));
@@ -358,21 +372,23 @@ bool vnm_prefers_packed(int N, int M, int L) {
 
 VnmLaunch vnm_choose_launch(const VnmSpmmArgs& a) {
   const DeviceInfo dev = device_info();
-  // Estimated time in stages of an SM: full waves of blocks (an SM runs one 128-row or two
-  // 64-row blocks at a time, at about the same rate) times a block's stages, plus one stage per
-  // block for filling the pipeline and two more for the atomic sums of split-K; 64-row blocks
-  // pay 5% for copying B twice as often per FMA.
+  // Estimated time in stages of an SM: full waves of blocks (an SM runs resident_blocks blocks
+  // at a time, at about the same rate) times a block's stages, plus one stage per block for
+  // filling the pipeline and one more for the atomic sums of split-K, each split keeping at
+  // least two stages (set for stages of up to 128 columns and 40 rows, about twice the work of
+  // the former 64 x 32 ones at 62.5-87.5%); 64-row blocks pay 5% for copying B twice as often
+  // per FMA.
   const std::int64_t col_tiles = (a.n + kTileCols - 1) / kTileCols;
   VnmLaunch best;
   double best_cost = -1;
   for (const VnmRowTile rows : {VnmRowTile::Rows128, VnmRowTile::Rows64}) {
     const bool tall = rows == VnmRowTile::Rows128;
-    const int bm = tall ? 128 : 64, per_sm = tall ? kBlocksPerSm<128> : kBlocksPerSm<64>;
+    const int bm = tall ? 128 : 64, per_sm = tall ? resident_blocks<128>(dev) : resident_blocks<64>(dev);
     const std::int64_t tiles = (a.m + bm - 1) / bm * col_tiles, slots = static_cast<std::int64_t>(dev.sms) * per_sm;
-    const std::int64_t max_split = std::max<std::int64_t>(1, std::min<std::int64_t>(16, a.max_tile_stages / 4));
+    const std::int64_t max_split = std::max<std::int64_t>(1, std::min<std::int64_t>(16, a.max_tile_stages / 2));
     for (std::int64_t split = 1; split <= max_split; ++split) {
       const std::int64_t waves = (tiles * split + slots - 1) / slots;
-      const double per_block = static_cast<double>((a.max_tile_stages + split - 1) / split) + (split > 1 ? 3 : 1);
+      const double per_block = static_cast<double>((a.max_tile_stages + split - 1) / split) + (split > 1 ? 2 : 1);
       const double cost = static_cast<double>(waves) * per_block * (tall ? 1.0 : 1.05);
       if (best_cost < 0 || cost < best_cost) {
         best_cost = cost;
@@ -402,6 +418,16 @@ void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced
   if (a.stored_rows == 0 || p.atomic)  // k = 0 gives C = 0; split-K adds into zeros
     TESSERA_CUDA_CHECK(cudaMemset2DAsync(a.C, a.ldc * sizeof(float), 0, a.n * sizeof(float), a.m, stream));
   if (a.stored_rows == 0) return;
+  const std::int64_t padded_k = a.stored_rows / a.N * a.M, panels = (a.m + kPanelRows - 1) / kPanelRows;
+  DeviceBuffer<float> panel_buf(static_cast<std::size_t>(panels * padded_k * kPanelRows), stream, workspace_pool());
+  const std::int64_t row_blocks = panels * (kPanelRows / kTransposeTile);
+  const dim3 t_grid(static_cast<unsigned>((padded_k + kTransposeTile - 1) / kTransposeTile),
+                    static_cast<unsigned>(std::min<std::int64_t>(row_blocks, 65535)));
+  vnm_a_panels_kernel<<<t_grid, dim3(kTransposeTile, kTransposeRowsPerPass), 0, stream>>>(
+      a.A, a.m, a.k, a.lda, padded_k, row_blocks, panel_buf.ptr);
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+  p.panels = panel_buf.ptr;
+  p.panel_floats = padded_k * kPanelRows;
   if (bm == 128) launch_rows<128>(p, grid, stream, dev);
   else launch_rows<64>(p, grid, stream, dev);
 }

@@ -5,7 +5,7 @@
 // in stages. A stage is a run of consecutive windows: the kernel copies the stage's stored rows
 // of B (at most kVnmStageSlots) and the columns of A they multiply (at most kVnmStageColumns)
 // into shared memory, A transposed so that one column is contiguous.
-//  * plain layout: every stage holds stage_windows = kVnmStageColumns / M whole windows and all
+//  * plain layout: every stage holds min(kVnmStageColumns / M, kVnmStageSlots / N) whole windows and all
 //    their M columns of A; the same stages serve every column tile;
 //  * packed layout (high sparsity): the column info of a tile, (tiles x windows) uint32 with
 //    bit d set iff some group of the tile keeps position d of the window, says which A columns
@@ -24,8 +24,11 @@
 
 namespace tessera {
 
-inline constexpr int kVnmStageColumns = 64;  // A columns staged at once
-inline constexpr int kVnmStageSlots = 32;    // stored rows of B staged at once
+// The largest pair whose two pipeline buffers (A 128 rows x 128 columns, B 40 x 256) fit the
+// shared memory of one SM: at 62.5-87.5% sparsity a stage spans twice as many windows as with
+// 64 x 32, so the CUDA kernel pays its per-stage costs (barrier, record, copy issue) half as often.
+inline constexpr int kVnmStageColumns = 128;  // A columns staged at once
+inline constexpr int kVnmStageSlots = 40;     // stored rows of B staged at once
 
 // One stage, 16 bytes so that a kernel fetches it with one load.
 struct VnmStage {

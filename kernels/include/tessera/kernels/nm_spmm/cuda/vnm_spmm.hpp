@@ -5,15 +5,17 @@
 //
 // Algorithm (kernels/src/nm_spmm/cuda/vnm_spmm.cu):
 //   * hierarchy: a thread block computes a (BM x kVnmTileCols) tile of C, BM = 128 (8 warps, one
-//     block per SM) or 64 (4 warps, two per SM) by shape; each warp a 64 x 64 tile (8 x 4
-//     threads); each thread 8 rows x 16 adjacent columns (one column group for L >= 16, 16 / L
-//     below), so each shared-memory load feeds 32 FMAs or more;
-//   * k is walked in the stages of a stage plan (formats/vnm/staging.hpp): per stage, up to 64
-//     columns of A (transposed: one column contiguous), up to 32 stored rows of B and their
+//     block per SM) or 64 (4 warps) by shape; each warp a 64 x 64 tile (8 x 4 threads); each
+//     thread 8 rows x 16 adjacent columns (one column group for L >= 16, 16 / L below), so each
+//     shared-memory load feeds 32 FMAs or more;
+//   * A is first rewritten into column panels (a stream-ordered workspace of about m x k floats:
+//     per 128 rows, each column of A contiguous, zeros past m and k), one pass over A;
+//   * k is walked in the stages of a stage plan (formats/vnm/staging.hpp): per stage, up to 128
+//     columns of A (transposed: one column contiguous), up to 40 stored rows of B and their
 //     offsets go to shared memory with cp.async (no registers), double-buffered
 //     (kVnmPipelineStages = 2: stage t + 1 is in flight while stage t is computed);
-//     A columns are copied 4 bytes at a time (4 rows x 8 columns per warp instruction: 32-byte
-//     global sectors, conflict-free shared stores);
+//     an A column is one contiguous run of its panel, copied 16 bytes per thread (a warp
+//     copies a whole 128-row column), without predicates;
 //   * per stored row, a thread reads its groups' offsets (four at a time, the next four
 //     prefetched into a register), loads its 8 A values of each group's column (two 16-byte
 //     shared loads per group), its 16 B values (four 16-byte loads) and does 128 FMAs;
