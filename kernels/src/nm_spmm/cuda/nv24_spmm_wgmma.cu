@@ -1,0 +1,266 @@
+// NV24 kernel for Hopper (sm_90a only: this source is compiled with
+// -gencode arch=compute_90a,code=sm_90a): wgmma.mma_async.sp m64nNk32, fp32 accumulation.
+// C^T = W * A^T as in nv24_spmm.cu: W (the weight, n x k, 2:4 along k) is wgmma's sparse
+// A operand, the activations A (m x k) its dense B operand, both read from shared memory
+// through matrix descriptors; the NV24 metadata tiles are wgmma.sp's metadata registers as
+// stored (tessera/formats/nv24/layout.hpp; checked by perf_tests/nv24/nv24_wgmma_probe).
+//
+// A block of two warpgroups computes BN = 2 x 64 x MB weight rows (MB row blocks of 64 per
+// warpgroup) x BM activation rows. Per k tile of 64 it stages, with 16-byte cp.async in a
+// STAGES-deep ring:
+//   * A: BM rows x 64 k = 128 B per row, 128-byte swizzle (chunk c of row r at c ^ (r % 8));
+//   * W's values: BN rows x 32 compressed = 64 B per row, 64-byte swizzle
+//     (chunk c of row r at c ^ (r / 2 % 4));
+//   * the BN / 16 metadata tiles of those rows (32 words each).
+// Each warpgroup issues 2 x MB wgmma.sp per k tile (k32 halves: sparsity selectors 0 and 1,
+// one metadata word per thread and row block) and keeps that group in flight while the next
+// tile's copies are issued, so the slot written at iteration i is the one read at i - 2.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "tessera/core/error.hpp"
+#include "tessera/formats/nv24/layout.hpp"
+#include "../../common/cuda_support.hpp"
+#include "../../common/ptx_copy.cuh"
+#include "../../common/ptx_wgmma.cuh"
+#include "nv24_spmm_internal.cuh"
+
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "nv24_spmm_wgmma.cu needs the sm_90a target (-gencode arch=compute_90a,code=sm_90a)"
+#endif
+
+namespace tessera::kernels::cuda::nv24_detail {
+namespace {
+
+constexpr int kKTile = nv24::kKTile;
+constexpr int kThreads = 256;  // two warpgroups
+static_assert(kKTile == 64 && nv24::kRowTile == 16 && nv24::kTileWords == 32,
+              "one k tile of 64 = one 128-byte activation row = two wgmma.sp k32");
+
+template <int MB, int BM, int STAGES>
+struct WShape {
+  static constexpr int kBN = 2 * 64 * MB;                                     // weight rows per block
+  static constexpr int kActBytes = BM * kKTile * 2;                           // (BM, 64), 128-B swizzle
+  static constexpr int kValsBytes = kBN * kKTile;                             // (BN, 32) x 2 B, 64-B swizzle
+  static constexpr int kMetaBytes = kBN / nv24::kRowTile * nv24::kTileWords * 4;
+  static constexpr int kStageBytes = kActBytes + kValsBytes + kMetaBytes;
+  static constexpr int kOutStride = kBN + 8;  // C tile row (elements), padded
+  static constexpr int kOutBytes = BM * kOutStride * 2;
+  // + 1 KB: the dynamic shared memory base is aligned up to the 1024 B the 128-B swizzle needs
+  static constexpr int kSmemBytes = std::max(STAGES * kStageBytes, kOutBytes) + 1024;
+  static_assert(kStageBytes % 1024 == 0, "every stage's activation tile 1024-byte aligned");
+  static_assert(BM == 128 || BM == 256, "wgmma N");
+  static_assert(kMetaBytes / 16 <= kThreads, "one metadata chunk per thread");
+  static_assert(STAGES >= 3, "one wgmma group in flight plus one stage loading");
+};
+
+template <class T, int MB, int BM, int STAGES>
+__global__ void __launch_bounds__(kThreads, 1)
+    nv24_wgmma_kernel(const T* __restrict__ A, long long lda, const T* __restrict__ vals,
+                      const unsigned* __restrict__ meta, T* __restrict__ C, long long ldc, int m, int n, int k,
+                      int k_tiles, int tiles_m, int tiles_n, bool c_vec, int split_stages, float* __restrict__ ws,
+                      long long ldw) {
+  using S = WShape<MB, BM, STAGES>;
+  constexpr int kBN = S::kBN;
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
+  const int tid = threadIdx.x, lane = tid & 31, wgi = tid >> 7, wwarp = (tid >> 5) & 3;
+  int tm, tn;
+  block_tile(tiles_m, tiles_n, tm, tn);
+  const int m0 = tm * BM, n0 = tn * kBN;
+  const long long vals_ld = static_cast<long long>(k_tiles) * (kKTile / 2);
+  const int row_tiles = (n + nv24::kRowTile - 1) / nv24::kRowTile;
+
+  auto stage_act = [&](int s) { return smem + s * S::kStageBytes; };
+  auto stage_vals = [&](int s) { return stage_act(s) + S::kActBytes; };
+  auto stage_meta = [&](int s) { return reinterpret_cast<const unsigned*>(stage_vals(s) + S::kValsBytes); };
+
+  auto load = [&](int kt, int s) {
+    unsigned char* sa = stage_act(s);
+#pragma unroll
+    for (int i = 0; i < BM * 8 / kThreads; ++i) {
+      const int c = tid + i * kThreads, row = c >> 3, ch = c & 7;
+      const int col = kt * kKTile + ch * 8;
+      const int bytes = m0 + row < m ? max(0, min(16, (k - col) * 2)) : 0;
+      const T* src = bytes > 0 ? A + (m0 + row) * lda + col : A;
+      cp_async_16(sa + row * 128 + ((ch ^ (row & 7)) << 4), src, bytes);
+    }
+    unsigned char* sv = stage_vals(s);
+#pragma unroll
+    for (int i = 0; i < kBN * 4 / kThreads; ++i) {
+      const int c = tid + i * kThreads, row = c >> 2, ch = c & 3;
+      const bool ok = n0 + row < n;
+      const T* src = ok ? vals + (n0 + row) * vals_ld + kt * (kKTile / 2) + ch * 8 : vals;
+      cp_async_16(sv + row * 64 + ((ch ^ ((row >> 1) & 3)) << 4), src, ok ? 16 : 0);
+    }
+    if (tid < S::kMetaBytes / 16) {
+      // Rows past n read the last real tile (their values are zero-filled, results dropped).
+      const int rt = min(n0 / nv24::kRowTile + (tid >> 3), row_tiles - 1);
+      cp_async_16(stage_vals(s) + S::kValsBytes + tid * 16,
+                  meta + (static_cast<long long>(rt) * k_tiles + kt) * nv24::kTileWords + (tid & 7) * 4, 16);
+    }
+  };
+
+  // Split blockIdx.y runs k tiles [kt0, kt1).
+  const int kt0 = blockIdx.y * split_stages, kt1 = min(k_tiles, kt0 + split_stages), count = max(0, kt1 - kt0);
+
+  // Written first by the first wgmma (scale-d 0): zeroing them ahead of the wgmma would
+  // serialize the wgmma (ptxas C7515). Without k tiles they are zeroed after the loop.
+  float acc[MB][BM / 2];
+
+#pragma unroll
+  for (int s = 0; s < STAGES - 2; ++s) {
+    if (s < count) load(kt0 + s, s);
+    cp_async_commit();
+  }
+  // Tile i: its copies landed, tile i + STAGES - 2 is issued into the slot of tile i - 2 while
+  // the wgmma group of tile i - 1 still runs, then two wgmma.sp (k32 halves) on tile i.
+  // The in-flight wgmma reads its scalar operands late (seen on an H100: products went wrong
+  // when they changed under it), so
+  //   * the metadata register of tile i is loaded only once the group of tile i - 1 retired
+  //     (wait_group 0; the compiler reuses one register for every tile's metadata);
+  //   * `first` (the block's first tile, whose first wgmma ignores the accumulators) is a
+  //     compile-time scale-d, not a run-time predicate.
+  auto step = [&](int i, auto first) {
+    cp_async_wait<STAGES - 3>();
+    wgmma::fence_proxy_async();
+    __syncthreads();  // tile i landed for everyone; every warpgroup finished reading tile i - 2
+    if (i + STAGES - 2 < count) load(kt0 + i + STAGES - 2, (i + STAGES - 2) % STAGES);
+    cp_async_commit();
+
+    const int s = i % STAGES;
+    wgmma::wait<0>();
+    unsigned e[MB];
+#pragma unroll
+    for (int mb = 0; mb < MB; ++mb) e[mb] = stage_meta(s)[((wgi * MB + mb) * 4 + wwarp) * nv24::kTileWords + lane];
+    const unsigned char* sa = stage_act(s);
+#pragma unroll
+    for (int mb = 0; mb < MB; ++mb) wgmma::fence_regs(acc[mb]);
+    wgmma::fence();
+#pragma unroll
+    for (int mb = 0; mb < MB; ++mb) {
+      const unsigned char* sv = stage_vals(s) + (wgi * MB + mb) * 64 * 64;  // this row block's 64 weight rows
+      wgmma::mma_sp_ss<0>(acc[mb], wgmma::descriptor(sv, 16, 512, wgmma::Swizzle::B64),
+                          wgmma::descriptor(sa, 16, 1024, wgmma::Swizzle::B128), e[mb],
+                          decltype(first)::value ? 0 : 1, T());
+      wgmma::mma_sp_ss<1>(acc[mb], wgmma::descriptor(sv + 32, 16, 512, wgmma::Swizzle::B64),
+                          wgmma::descriptor(sa + 64, 16, 1024, wgmma::Swizzle::B128), e[mb], 1, T());
+    }
+    wgmma::commit();
+  };
+  if (count > 0) step(0, std::true_type());
+  for (int i = 1; i < count; ++i) step(i, std::false_type());
+  wgmma::wait<0>();
+#pragma unroll
+  for (int mb = 0; mb < MB; ++mb) wgmma::fence_regs(acc[mb]);
+  cp_async_wait<0>();
+  if (count == 0) {
+#pragma unroll
+    for (int mb = 0; mb < MB; ++mb)
+#pragma unroll
+      for (int i = 0; i < BM / 2; ++i) acc[mb][i] = 0.f;
+  }
+
+  // Accumulator q of n8 block j of row block mb: weight row 16 * wwarp + g (+8 for q >= 2),
+  // activation row 8j + 2t (+1 for odd q), within that row block's 64 rows.
+  const int g = lane >> 2, t = lane & 3;
+  auto wrow = [&](int mb) { return (wgi * MB + mb) * 64 + wwarp * 16 + g; };
+  if (ws != nullptr) {
+    // Split K: the partial tile is added to the fp32 workspace C^T (n x ldw), one 8-byte
+    // atomic per pair of activation rows.
+#pragma unroll
+    for (int mb = 0; mb < MB; ++mb)
+#pragma unroll
+      for (int j = 0; j < BM / 8; ++j)
+#pragma unroll
+        for (int hi = 0; hi < 2; ++hi) {
+          const int r = n0 + wrow(mb) + 8 * hi, c = m0 + 8 * j + 2 * t;
+          if (r >= n || c >= m) continue;
+          float* dst = ws + r * ldw + c;
+          const float* q = &acc[mb][4 * j + 2 * hi];
+          if (c + 1 < m) atomicAdd(reinterpret_cast<float2*>(dst), make_float2(q[0], q[1]));
+          else atomicAdd(dst, q[0]);
+        }
+    return;
+  }
+  __syncthreads();  // every warpgroup is past its last read of the pipeline buffers
+
+  // (BM, BN) C tile through shared memory, then 16-byte coalesced stores along C's rows.
+  T* out = reinterpret_cast<T*>(smem);
+#pragma unroll
+  for (int mb = 0; mb < MB; ++mb)
+#pragma unroll
+    for (int j = 0; j < BM / 8; ++j) {
+      const int c = 8 * j + 2 * t, r = wrow(mb);
+      out[c * S::kOutStride + r] = from_float(acc[mb][4 * j], T());
+      out[(c + 1) * S::kOutStride + r] = from_float(acc[mb][4 * j + 1], T());
+      out[c * S::kOutStride + r + 8] = from_float(acc[mb][4 * j + 2], T());
+      out[(c + 1) * S::kOutStride + r + 8] = from_float(acc[mb][4 * j + 3], T());
+    }
+  __syncthreads();
+  for (int c = tid; c < BM * kBN / 8; c += kThreads) {
+    const int row = c / (kBN / 8), col = (c % (kBN / 8)) * 8;
+    const int gm = m0 + row, gn = n0 + col;
+    if (gm >= m || gn >= n) continue;
+    const T* src = out + row * S::kOutStride + col;
+    T* dst = C + gm * ldc + gn;
+    if (c_vec && gn + 8 <= n) {
+      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+    } else {
+      for (int q = 0; q < 8 && gn + q < n; ++q) dst[q] = src[q];
+    }
+  }
+}
+
+template <int MB, int BM, int STAGES>
+struct WConfig {
+  using S = WShape<MB, BM, STAGES>;
+  static constexpr int kBN = S::kBN;
+  static WgmmaTileInfo info() { return {kBN, BM, kThreads, S::kSmemBytes}; }
+  template <class T>
+  static void launch(const Nv24Args& a, int splits, int split_stages, float* ws, long long ldw, cudaStream_t stream) {
+    auto kernel = nv24_wgmma_kernel<T, MB, BM, STAGES>;
+    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
+    const int tiles_m = static_cast<int>((a.m + BM - 1) / BM), tiles_n = static_cast<int>((a.n + kBN - 1) / kBN);
+    const bool c_vec = a.ldc % 8 == 0 && reinterpret_cast<std::uintptr_t>(a.C) % 16 == 0;
+    kernel<<<dim3(tiles_m * tiles_n, splits), kThreads, S::kSmemBytes, stream>>>(
+        static_cast<const T*>(a.A), a.lda, static_cast<const T*>(a.vals), a.meta, static_cast<T*>(a.C), a.ldc,
+        static_cast<int>(a.m), static_cast<int>(a.n), static_cast<int>(a.k), static_cast<int>(a.k_padded / kKTile),
+        tiles_m, tiles_n, c_vec, split_stages, ws, ldw);
+    TESSERA_CUDA_CHECK_LAUNCH("nv24_wgmma_kernel");
+  }
+};
+using WideTile = WConfig<1, 256, 5>;    // 128 x 256, 5 x 41 KB stages: 1 block per SM
+using SquareTile = WConfig<1, 128, 4>;  // 128 x 128, 4 x 25 KB stages: 2 blocks per SM
+using TallTile = WConfig<2, 128, 6>;    // 256 x 128, 6 x 34 KB stages: 1 block per SM
+
+template <class T>
+void launch(Nv24Tile tile, const Nv24Args& a, int splits, int split_stages, float* ws, long long ldw,
+            cudaStream_t stream) {
+  switch (tile) {
+    case Nv24Tile::HopperWide: return WideTile::launch<T>(a, splits, split_stages, ws, ldw, stream);
+    case Nv24Tile::HopperTall: return TallTile::launch<T>(a, splits, split_stages, ws, ldw, stream);
+    default: return SquareTile::launch<T>(a, splits, split_stages, ws, ldw, stream);
+  }
+}
+
+}  // namespace
+
+WgmmaTileInfo wgmma_tile_info(Nv24Tile tile) {
+  switch (tile) {
+    case Nv24Tile::HopperWide: return WideTile::info();
+    case Nv24Tile::HopperTall: return TallTile::info();
+    default: return SquareTile::info();
+  }
+}
+
+void wgmma_launch(Nv24Tile tile, const Nv24Args& a, int splits, int split_stages, float* ws, long long ldw,
+                  cudaStream_t stream) {
+  if (a.type == Nv24Type::F16) launch<__half>(tile, a, splits, split_stages, ws, ldw, stream);
+  else launch<__nv_bfloat16>(tile, a, splits, split_stages, ws, ldw, stream);
+}
+
+}  // namespace tessera::kernels::cuda::nv24_detail
