@@ -13,12 +13,15 @@
 //     (chunk c of row r at c ^ (r / 2 % 4));
 //   * the BN / 16 metadata tiles of those rows (32 words each).
 // Each warpgroup issues 2 x MB wgmma.sp per k tile (k32 halves: sparsity selectors 0 and 1,
-// one metadata word per thread and row block) and keeps that group in flight while the next
-// tile's copies are issued, so the slot written at iteration i is the one read at i - 2.
+// one metadata word per thread and row block) and issues the copies of tile i + STAGES - 1
+// while that group runs.
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "tessera/core/error.hpp"
@@ -54,54 +57,43 @@ struct WShape {
   static_assert(kStageBytes % 1024 == 0, "every stage's activation tile 1024-byte aligned");
   static_assert(BM == 128 || BM == 256, "wgmma N");
   static_assert(kMetaBytes / 16 <= kThreads, "one metadata chunk per thread");
-  static_assert(STAGES >= 3, "one wgmma group in flight plus one stage loading");
+  static_assert(STAGES >= 2, "one stage in the tensor cores, one loading");
+};
+
+// The three operands as bulk-tensor-copy maps (built on the host, passed by value).
+struct TensorMaps {
+  CUtensorMap act;   // A: (k, m) of 2-byte elements, box (64, BM), 128-byte swizzle
+  CUtensorMap vals;  // W's values: (k_padded / 2, n), box (32, BN), 64-byte swizzle
+  CUtensorMap meta;  // metadata tiles: (k_tiles * 32, row tiles) words, box (32, BN / 16)
 };
 
 template <class T, int MB, int BM, int STAGES>
 __global__ void __launch_bounds__(kThreads, 1)
-    nv24_wgmma_kernel(const T* __restrict__ A, long long lda, const T* __restrict__ vals,
-                      const unsigned* __restrict__ meta, T* __restrict__ C, long long ldc, int m, int n, int k,
+    nv24_wgmma_kernel(const __grid_constant__ TensorMaps maps, T* __restrict__ C, long long ldc, int m, int n,
                       int k_tiles, int tiles_m, int tiles_n, bool c_vec, int split_stages, float* __restrict__ ws,
                       long long ldw) {
   using S = WShape<MB, BM, STAGES>;
   constexpr int kBN = S::kBN;
   extern __shared__ unsigned char smem_raw[];
+  __shared__ std::uint64_t full[STAGES];  // stage s holds its tile (copies complete)
   unsigned char* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
   const int tid = threadIdx.x, lane = tid & 31, wgi = tid >> 7, wwarp = (tid >> 5) & 3;
   int tm, tn;
   block_tile(tiles_m, tiles_n, tm, tn);
   const int m0 = tm * BM, n0 = tn * kBN;
-  const long long vals_ld = static_cast<long long>(k_tiles) * (kKTile / 2);
-  const int row_tiles = (n + nv24::kRowTile - 1) / nv24::kRowTile;
 
   auto stage_act = [&](int s) { return smem + s * S::kStageBytes; };
   auto stage_vals = [&](int s) { return stage_act(s) + S::kActBytes; };
   auto stage_meta = [&](int s) { return reinterpret_cast<const unsigned*>(stage_vals(s) + S::kValsBytes); };
 
+  // Issued by thread 0: one copy per operand, rows past m / n and k past the tensor zero-
+  // filled (rows of W past n: zero values and zero metadata, results dropped).
   auto load = [&](int kt, int s) {
-    unsigned char* sa = stage_act(s);
-#pragma unroll
-    for (int i = 0; i < BM * 8 / kThreads; ++i) {
-      const int c = tid + i * kThreads, row = c >> 3, ch = c & 7;
-      const int col = kt * kKTile + ch * 8;
-      const int bytes = m0 + row < m ? max(0, min(16, (k - col) * 2)) : 0;
-      const T* src = bytes > 0 ? A + (m0 + row) * lda + col : A;
-      cp_async_16(sa + row * 128 + ((ch ^ (row & 7)) << 4), src, bytes);
-    }
-    unsigned char* sv = stage_vals(s);
-#pragma unroll
-    for (int i = 0; i < kBN * 4 / kThreads; ++i) {
-      const int c = tid + i * kThreads, row = c >> 2, ch = c & 3;
-      const bool ok = n0 + row < n;
-      const T* src = ok ? vals + (n0 + row) * vals_ld + kt * (kKTile / 2) + ch * 8 : vals;
-      cp_async_16(sv + row * 64 + ((ch ^ ((row >> 1) & 3)) << 4), src, ok ? 16 : 0);
-    }
-    if (tid < S::kMetaBytes / 16) {
-      // Rows past n read the last real tile (their values are zero-filled, results dropped).
-      const int rt = min(n0 / nv24::kRowTile + (tid >> 3), row_tiles - 1);
-      cp_async_16(stage_vals(s) + S::kValsBytes + tid * 16,
-                  meta + (static_cast<long long>(rt) * k_tiles + kt) * nv24::kTileWords + (tid & 7) * 4, 16);
-    }
+    wgmma::mbarrier_arrive_expect_tx(&full[s], S::kStageBytes);
+    wgmma::tma_load_2d(stage_act(s), &maps.act, kt * kKTile, m0, &full[s]);
+    wgmma::tma_load_2d(stage_vals(s), &maps.vals, kt * (kKTile / 2), n0, &full[s]);
+    wgmma::tma_load_2d(stage_vals(s) + S::kValsBytes, &maps.meta, kt * nv24::kTileWords, n0 / nv24::kRowTile,
+                       &full[s]);
   };
 
   // Split blockIdx.y runs k tiles [kt0, kt1).
@@ -111,28 +103,27 @@ __global__ void __launch_bounds__(kThreads, 1)
   // serialize the wgmma (ptxas C7515). Without k tiles they are zeroed after the loop.
   float acc[MB][BM / 2];
 
-#pragma unroll
-  for (int s = 0; s < STAGES - 2; ++s) {
-    if (s < count) load(kt0 + s, s);
-    cp_async_commit();
+  if (tid == 0) {
+    for (int s = 0; s < STAGES; ++s) wgmma::mbarrier_init(&full[s], 1);
+    wgmma::mbarrier_init_fence();
   }
-  // Tile i: its copies landed, tile i + STAGES - 2 is issued into the slot of tile i - 2 while
-  // the wgmma group of tile i - 1 still runs, then two wgmma.sp (k32 halves) on tile i.
-  // The in-flight wgmma reads its scalar operands late (seen on an H100: products went wrong
-  // when they changed under it), so
-  //   * the metadata register of tile i is loaded only once the group of tile i - 1 retired
-  //     (wait_group 0; the compiler reuses one register for every tile's metadata);
+  __syncthreads();
+  if (tid == 0)
+    for (int s = 0; s < STAGES - 1 && s < count; ++s) load(kt0 + s, s);
+  // Tile i: once every warpgroup retired the wgmma group of tile i - 1, thread 0 issues the
+  // copies of tile i + STAGES - 1 into that tile's slot; once tile i landed, two wgmma.sp per
+  // row block (k32 halves) on it. The in-flight wgmma reads its scalar
+  // operands late (seen on an H100: products went wrong when they changed under it), so
+  //   * the metadata registers of tile i are loaded only once the group of tile i - 1
+  //     retired (wait_group 0; the compiler reuses the same registers for every tile);
   //   * `first` (the block's first tile, whose first wgmma ignores the accumulators) is a
   //     compile-time scale-d, not a run-time predicate.
   auto step = [&](int i, auto first) {
-    cp_async_wait<STAGES - 3>();
-    wgmma::fence_proxy_async();
-    __syncthreads();  // tile i landed for everyone; every warpgroup finished reading tile i - 2
-    if (i + STAGES - 2 < count) load(kt0 + i + STAGES - 2, (i + STAGES - 2) % STAGES);
-    cp_async_commit();
-
-    const int s = i % STAGES;
     wgmma::wait<0>();
+    __syncthreads();  // every warpgroup retired tile i - 1: its slot is free
+    if (tid == 0 && i + STAGES - 1 < count) load(kt0 + i + STAGES - 1, (i + STAGES - 1) % STAGES);
+    const int s = i % STAGES;
+    wgmma::mbarrier_wait(&full[s], (i / STAGES) & 1);
     unsigned e[MB];
 #pragma unroll
     for (int mb = 0; mb < MB; ++mb) e[mb] = stage_meta(s)[((wgi * MB + mb) * 4 + wwarp) * nv24::kTileWords + lane];
@@ -156,7 +147,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   wgmma::wait<0>();
 #pragma unroll
   for (int mb = 0; mb < MB; ++mb) wgmma::fence_regs(acc[mb]);
-  cp_async_wait<0>();
   if (count == 0) {
 #pragma unroll
     for (int mb = 0; mb < MB; ++mb)
@@ -215,6 +205,38 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 }
 
+// cuTensorMapEncodeTiled from the driver, found through the runtime (no libcuda link).
+PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    TESSERA_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || f == nullptr)
+      throw CudaError("tessera::nv24_spmm: the CUDA driver has no cuTensorMapEncodeTiled");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
+  }();
+  return fn;
+}
+
+// Row-major (rows x cols) matrix with row stride `row_bytes`, copied in boxes of
+// (box_cols x box_rows) elements; out-of-range elements read as zero.
+CUtensorMap tensor_map(CUtensorMapDataType type, const void* base, std::int64_t cols, std::int64_t rows,
+                       std::int64_t row_bytes, int box_cols, int box_rows, CUtensorMapSwizzle swizzle) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(row_bytes)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t steps[2] = {1, 1};
+  const CUresult r = encode_tiled()(&map, type, 2, const_cast<void*>(base), dims, strides, box, steps,
+                                    CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw CudaError("tessera::nv24_spmm: cuTensorMapEncodeTiled failed (error " + std::to_string(r) + ", " +
+                    std::to_string(rows) + " x " + std::to_string(cols) + " operand, box " + std::to_string(box_rows) +
+                    " x " + std::to_string(box_cols) + ") (" __FILE__ ")");
+  return map;
+}
+
 template <int MB, int BM, int STAGES>
 struct WConfig {
   using S = WShape<MB, BM, STAGES>;
@@ -226,10 +248,20 @@ struct WConfig {
     TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
     const int tiles_m = static_cast<int>((a.m + BM - 1) / BM), tiles_n = static_cast<int>((a.n + kBN - 1) / kBN);
     const bool c_vec = a.ldc % 8 == 0 && reinterpret_cast<std::uintptr_t>(a.C) % 16 == 0;
+    const std::int64_t k_tiles = a.k_padded / kKTile;
+    TensorMaps maps{};  // k == 0: no k tile, no copy, no map
+    if (k_tiles > 0) {
+      maps.act = tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT16, a.A, a.k, a.m, a.lda * 2, kKTile, BM,
+                            CU_TENSOR_MAP_SWIZZLE_128B);
+      maps.vals = tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT16, a.vals, a.k_padded / 2, a.n, a.k_padded, kKTile / 2,
+                             kBN, CU_TENSOR_MAP_SWIZZLE_64B);
+      maps.meta = tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT32, a.meta, k_tiles * nv24::kTileWords,
+                             nv24::row_tiles(a.n), k_tiles * nv24::kTileWords * 4, nv24::kTileWords,
+                             kBN / nv24::kRowTile, CU_TENSOR_MAP_SWIZZLE_NONE);
+    }
     kernel<<<dim3(tiles_m * tiles_n, splits), kThreads, S::kSmemBytes, stream>>>(
-        static_cast<const T*>(a.A), a.lda, static_cast<const T*>(a.vals), a.meta, static_cast<T*>(a.C), a.ldc,
-        static_cast<int>(a.m), static_cast<int>(a.n), static_cast<int>(a.k), static_cast<int>(a.k_padded / kKTile),
-        tiles_m, tiles_n, c_vec, split_stages, ws, ldw);
+        maps, static_cast<T*>(a.C), a.ldc, static_cast<int>(a.m), static_cast<int>(a.n),
+        static_cast<int>(k_tiles), tiles_m, tiles_n, c_vec, split_stages, ws, ldw);
     TESSERA_CUDA_CHECK_LAUNCH("nv24_wgmma_kernel");
   }
 };
