@@ -43,7 +43,7 @@ constexpr int kThreads = 256;  // two warpgroups
 static_assert(kKTile == 64 && nv24::kRowTile == 16 && nv24::kTileWords == 32,
               "one k tile of 64 = one 128-byte activation row = two wgmma.sp k32");
 
-template <int MB, int BM, int STAGES>
+template <int MB, int BM, int STAGES, int KSTEP>
 struct WShape {
   static constexpr int kBN = 2 * 64 * MB;                                     // weight rows per block
   static constexpr int kActBytes = BM * kKTile * 2;                           // (BM, 64), 128-B swizzle
@@ -57,7 +57,8 @@ struct WShape {
   static_assert(kStageBytes % 1024 == 0, "every stage's activation tile 1024-byte aligned");
   static_assert(BM == 128 || BM == 256, "wgmma N");
   static_assert(kMetaBytes / 16 <= kThreads, "one metadata chunk per thread");
-  static_assert(STAGES >= 2, "one stage in the tensor cores, one loading");
+  static_assert(STAGES >= 2 * KSTEP, "KSTEP stages in the tensor cores, KSTEP loading");
+  static_assert(KSTEP == 1 || KSTEP == 2, "a first odd tile is the only partial step");
 };
 
 // The three operands as bulk-tensor-copy maps (built on the host, passed by value).
@@ -67,12 +68,12 @@ struct TensorMaps {
   CUtensorMap meta;  // metadata tiles: (k_tiles * 32, row tiles) words, box (32, BN / 16)
 };
 
-template <class T, int MB, int BM, int STAGES>
+template <class T, int MB, int BM, int STAGES, int KSTEP>
 __global__ void __launch_bounds__(kThreads, 1)
     nv24_wgmma_kernel(const __grid_constant__ TensorMaps maps, T* __restrict__ C, long long ldc, int m, int n,
                       int k_tiles, int tiles_m, int tiles_n, bool c_vec, int split_stages, float* __restrict__ ws,
                       long long ldw) {
-  using S = WShape<MB, BM, STAGES>;
+  using S = WShape<MB, BM, STAGES, KSTEP>;
   constexpr int kBN = S::kBN;
   extern __shared__ unsigned char smem_raw[];
   __shared__ std::uint64_t full[STAGES];  // stage s holds its tile (copies complete)
@@ -109,41 +110,61 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   __syncthreads();
   if (tid == 0)
-    for (int s = 0; s < STAGES - 1 && s < count; ++s) load(kt0 + s, s);
-  // Tile i: once every warpgroup retired the wgmma group of tile i - 1, thread 0 issues the
-  // copies of tile i + STAGES - 1 into that tile's slot; once tile i landed, two wgmma.sp per
-  // row block (k32 halves) on it. The in-flight wgmma reads its scalar
-  // operands late (seen on an H100: products went wrong when they changed under it), so
-  //   * the metadata registers of tile i are loaded only once the group of tile i - 1
-  //     retired (wait_group 0; the compiler reuses the same registers for every tile);
-  //   * `first` (the block's first tile, whose first wgmma ignores the accumulators) is a
+    for (int s = 0; s < STAGES - KSTEP && s < count; ++s) load(kt0 + s, s);
+  // Step i (U tiles: i .. i + U - 1, U = KSTEP but for a first odd tile): once every
+  // warpgroup retired the wgmma group of the previous step, thread 0 issues the copies of
+  // tiles i + STAGES - KSTEP .. i + STAGES - KSTEP + U - 1 into the slots of tiles already
+  // consumed; as each tile lands, two wgmma.sp per row block (k32 halves) on it, all in one
+  // group (no data-dependent wgmma: ptxas would serialize them). The in-flight wgmma reads its scalar operands late (seen on an
+  // H100: products went wrong when they changed under it), so
+  //   * the metadata registers are loaded only once the previous group retired (wait_group
+  //     0: the compiler reuses the same registers at every step);
+  //   * `first` (the block's first step, whose first wgmma ignores the accumulators) is a
   //     compile-time scale-d, not a run-time predicate.
-  auto step = [&](int i, auto first) {
+  auto step = [&](int i, auto first, auto tiles) {
+    constexpr int U = decltype(tiles)::value;
     wgmma::wait<0>();
-    __syncthreads();  // every warpgroup retired tile i - 1: its slot is free
-    if (tid == 0 && i + STAGES - 1 < count) load(kt0 + i + STAGES - 1, (i + STAGES - 1) % STAGES);
-    const int s = i % STAGES;
-    wgmma::mbarrier_wait(&full[s], (i / STAGES) & 1);
-    unsigned e[MB];
+    __syncthreads();  // every warpgroup retired the tiles before i: their slots are free
+    if (tid == 0)
 #pragma unroll
-    for (int mb = 0; mb < MB; ++mb) e[mb] = stage_meta(s)[((wgi * MB + mb) * 4 + wwarp) * nv24::kTileWords + lane];
-    const unsigned char* sa = stage_act(s);
+      for (int u = 0; u < U; ++u) {
+        const int j = i + STAGES - KSTEP + u;
+        if (j < count) load(kt0 + j, j % STAGES);
+      }
+    unsigned e[U][MB];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int s = (i + u) % STAGES;
+      wgmma::mbarrier_wait(&full[s], ((i + u) / STAGES) & 1);
+#pragma unroll
+      for (int mb = 0; mb < MB; ++mb)
+        e[u][mb] = stage_meta(s)[((wgi * MB + mb) * 4 + wwarp) * nv24::kTileWords + lane];
+    }
 #pragma unroll
     for (int mb = 0; mb < MB; ++mb) wgmma::fence_regs(acc[mb]);
     wgmma::fence();
 #pragma unroll
-    for (int mb = 0; mb < MB; ++mb) {
-      const unsigned char* sv = stage_vals(s) + (wgi * MB + mb) * 64 * 64;  // this row block's 64 weight rows
-      wgmma::mma_sp_ss<0>(acc[mb], wgmma::descriptor(sv, 16, 512, wgmma::Swizzle::B64),
-                          wgmma::descriptor(sa, 16, 1024, wgmma::Swizzle::B128), e[mb],
-                          decltype(first)::value ? 0 : 1, T());
-      wgmma::mma_sp_ss<1>(acc[mb], wgmma::descriptor(sv + 32, 16, 512, wgmma::Swizzle::B64),
-                          wgmma::descriptor(sa + 64, 16, 1024, wgmma::Swizzle::B128), e[mb], 1, T());
+    for (int u = 0; u < U; ++u) {
+      const int s = (i + u) % STAGES;
+      const unsigned char* sa = stage_act(s);
+#pragma unroll
+      for (int mb = 0; mb < MB; ++mb) {
+        const unsigned char* sv = stage_vals(s) + (wgi * MB + mb) * 64 * 64;  // this row block's 64 weight rows
+        wgmma::mma_sp_ss<0>(acc[mb], wgmma::descriptor(sv, 16, 512, wgmma::Swizzle::B64),
+                            wgmma::descriptor(sa, 16, 1024, wgmma::Swizzle::B128), e[u][mb],
+                            decltype(first)::value && u == 0 ? 0 : 1, T());
+        wgmma::mma_sp_ss<1>(acc[mb], wgmma::descriptor(sv + 32, 16, 512, wgmma::Swizzle::B64),
+                            wgmma::descriptor(sa + 64, 16, 1024, wgmma::Swizzle::B128), e[u][mb], 1, T());
+      }
     }
     wgmma::commit();
   };
-  if (count > 0) step(0, std::true_type());
-  for (int i = 1; i < count; ++i) step(i, std::false_type());
+  using One = std::integral_constant<int, 1>;
+  using Full = std::integral_constant<int, KSTEP>;
+  const int head = count % KSTEP;  // a first step of one tile when count is odd (KSTEP 2)
+  if (head == 1) step(0, std::true_type(), One());
+  else if (count > 0) step(0, std::true_type(), Full());
+  for (int i = head == 1 ? 1 : KSTEP; i < count; i += KSTEP) step(i, std::false_type(), Full());
   wgmma::wait<0>();
 #pragma unroll
   for (int mb = 0; mb < MB; ++mb) wgmma::fence_regs(acc[mb]);
@@ -237,14 +258,14 @@ CUtensorMap tensor_map(CUtensorMapDataType type, const void* base, std::int64_t 
   return map;
 }
 
-template <int MB, int BM, int STAGES>
+template <int MB, int BM, int STAGES, int KSTEP>
 struct WConfig {
-  using S = WShape<MB, BM, STAGES>;
+  using S = WShape<MB, BM, STAGES, KSTEP>;
   static constexpr int kBN = S::kBN;
   static WgmmaTileInfo info() { return {kBN, BM, kThreads, S::kSmemBytes}; }
   template <class T>
   static void launch(const Nv24Args& a, int splits, int split_stages, float* ws, long long ldw, cudaStream_t stream) {
-    auto kernel = nv24_wgmma_kernel<T, MB, BM, STAGES>;
+    auto kernel = nv24_wgmma_kernel<T, MB, BM, STAGES, KSTEP>;
     TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
     const int tiles_m = static_cast<int>((a.m + BM - 1) / BM), tiles_n = static_cast<int>((a.n + kBN - 1) / kBN);
     const bool c_vec = a.ldc % 8 == 0 && reinterpret_cast<std::uintptr_t>(a.C) % 16 == 0;
@@ -265,9 +286,12 @@ struct WConfig {
     TESSERA_CUDA_CHECK_LAUNCH("nv24_wgmma_kernel");
   }
 };
-using WideTile = WConfig<1, 256, 5>;    // 128 x 256, 5 x 41 KB stages: 1 block per SM
-using SquareTile = WConfig<1, 128, 4>;  // 128 x 128, 4 x 25 KB stages: 2 blocks per SM
-using TallTile = WConfig<2, 128, 6>;    // 256 x 128, 6 x 34 KB stages: 1 block per SM
+// Two k tiles per wgmma group and block barrier: measured on an H100 (nv24_bench --sweep),
+// 4096^3 went from 790 / 675 / 776 to 822 / 661 / 902 dense-equivalent TFLOP/s (Wide /
+// Square / Tall) and the small-m shapes gained 5-20%.
+using WideTile = WConfig<1, 256, 5, 2>;    // 128 x 256, 5 x 41 KB stages: 1 block per SM
+using SquareTile = WConfig<1, 128, 4, 2>;  // 128 x 128, 4 x 25 KB stages: 2 blocks per SM
+using TallTile = WConfig<2, 128, 6, 2>;    // 256 x 128, 6 x 34 KB stages: 1 block per SM
 
 template <class T>
 void launch(Nv24Tile tile, const Nv24Args& a, int splits, int split_stages, float* ws, long long ldw,
