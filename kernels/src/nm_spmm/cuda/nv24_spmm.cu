@@ -295,26 +295,32 @@ bool is_hopper_tile(Nv24Tile t) {
 
 // Tuning constants of the time model below, fitted to H100 runs of perf_tests/nv24
 // (nv24_bench --sweep): relative throughput of a full multiprocessor for each tile shape
-// (about 400, 360 and 220 dense-equivalent TFLOP/s at 4096^3 for the mma.sp tiles), and the
-// cost of the split-K reduction per output element and split (8-byte atomic) and per output
-// element (zeroing + finalize), in units of one (tile element x k tile of 64) of the Large
-// shape's main loop.
+// (about 400, 360 and 220 dense-equivalent TFLOP/s at 4096^3 for the mma.sp tiles; 820, 660
+// and 900 for the wgmma.sp Wide, Square and Tall tiles, Tall losing 2-12% to Wide below
+// m = 4096), and the cost of the split-K reduction per output element and split (8-byte
+// atomic) and per output element (zeroing + finalize), in units of one (tile element x k
+// tile of 64) of the Large shape's main loop.
 constexpr double kLargeRate = 1.0, kMediumRate = 0.9, kSmallRate = 0.55;
-constexpr double kHopperWideRate = 2.0, kHopperSquareRate = 1.8, kHopperTallRate = 2.0;
+constexpr double kHopperWideRate = 2.1, kHopperSquareRate = 1.7, kHopperTallRate = 2.0, kHopperTallLargeMRate = 2.3;
 constexpr double kSplitCostPerElement = 0.044, kReduceCostPerElement = 0.1;
 constexpr int kMaxSplits = 8;
 
 // A block tile as the time model sees it: bn x bm outputs, ksub k tiles of 64 per pipeline
-// stage (the unit of K splitting), its shared memory and its relative rate.
+// stage (the unit of K splitting), its shared memory and its relative rate. lone_full_rate:
+// one resident block already runs at the multiprocessor's rate (the wgmma.sp kernel, fed by
+// the copy engine); a second one only fills its gaps, which `rate` accounts for.
 struct TileModel {
   int bn, bm, ksub, smem_bytes;
   double rate;
+  bool lone_full_rate = false;
 
   std::int64_t blocks(const Nv24Args& a) const { return ((a.m + bm - 1) / bm) * ((a.n + bn - 1) / bn); }
   std::int64_t k_stages(const Nv24Args& a) const { return (a.k_padded / kKTile + ksub - 1) / ksub; }
   // Blocks that fit on one multiprocessor at once (shared memory bound; 228 KB per SM on
   // Hopper is read as the opt-in limit plus the 1 KB per block the runtime reserves).
-  int per_sm(const DeviceInfo& d) const { return std::max(1, (d.max_smem_optin + 1024) / (smem_bytes + 1024)); }
+  int per_sm(const DeviceInfo& d) const {
+    return lone_full_rate ? 1 : std::max(1, (d.max_smem_optin + 1024) / (smem_bytes + 1024));
+  }
 
   // Estimated time with `splits` K splits: waves of blocks, each taking its share of K at the
   // speed of one block (a multiprocessor's rate divided by the blocks that fit on it: a lone
@@ -389,12 +395,12 @@ using MediumTile = Config<128, 128, 2, 2, 4, 1>;  // 4 warps of 64 x 64, 100 KB:
 using SmallTile = Config<64, 64, 2, 2, 4, 1>;     // 4 warps of 32 x 32, 50 KB
 
 // The sm_90a tiles (nv24_spmm_wgmma.cu): one k tile per stage.
-TileModel hopper_model(Nv24Tile t) {
+TileModel hopper_model(Nv24Tile t, const Nv24Args& a) {
   const nv24_detail::WgmmaTileInfo i = nv24_detail::wgmma_tile_info(t);
   const double rate = t == Nv24Tile::HopperWide   ? kHopperWideRate
-                      : t == Nv24Tile::HopperTall ? kHopperTallRate
+                      : t == Nv24Tile::HopperTall ? (a.m >= 4096 ? kHopperTallLargeMRate : kHopperTallRate)
                                                   : kHopperSquareRate;
-  return {i.bn, i.bm, 1, i.smem_bytes, rate};
+  return {i.bn, i.bm, 1, i.smem_bytes, rate, true};
 }
 
 template <class T>
@@ -441,7 +447,7 @@ Nv24Launch nv24_choose(const Nv24Args& args, Nv24Tile tile) {
   Nv24Launch best{candidates.front(), 1};
   double best_time = 0;
   for (Nv24Tile t : candidates) {
-    const TileModel model = is_hopper_tile(t)         ? hopper_model(t)
+    const TileModel model = is_hopper_tile(t)         ? hopper_model(t, args)
                             : t == Nv24Tile::Large  ? LargeTile::model(kLargeRate)
                             : t == Nv24Tile::Medium ? MediumTile::model(kMediumRate)
                                                     : SmallTile::model(kSmallRate);
