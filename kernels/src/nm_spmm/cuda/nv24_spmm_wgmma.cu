@@ -6,15 +6,15 @@
 // stored (tessera/formats/nv24/layout.hpp; checked by perf_tests/nv24/nv24_wgmma_probe).
 //
 // A block of two warpgroups computes BN = 2 x 64 x MB weight rows (MB row blocks of 64 per
-// warpgroup) x BM activation rows. Per k tile of 64 it stages, with 16-byte cp.async in a
-// STAGES-deep ring:
+// warpgroup) x BM activation rows. Per k tile of 64, one thread stages with bulk tensor
+// copies (TMA, completing on the stage's mbarrier) into a STAGES-deep ring:
 //   * A: BM rows x 64 k = 128 B per row, 128-byte swizzle (chunk c of row r at c ^ (r % 8));
 //   * W's values: BN rows x 32 compressed = 64 B per row, 64-byte swizzle
 //     (chunk c of row r at c ^ (r / 2 % 4));
 //   * the BN / 16 metadata tiles of those rows (32 words each).
 // Each warpgroup issues 2 x MB wgmma.sp per k tile (k32 halves: sparsity selectors 0 and 1,
-// one metadata word per thread and row block) and issues the copies of tile i + STAGES - 1
-// while that group runs.
+// one metadata word per thread and row block), KSTEP k tiles per wgmma group, while the
+// copies of the next tiles are in flight.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
@@ -56,7 +56,6 @@ struct WShape {
   static constexpr int kSmemBytes = std::max(STAGES * kStageBytes, kOutBytes) + 1024;
   static_assert(kStageBytes % 1024 == 0, "every stage's activation tile 1024-byte aligned");
   static_assert(BM == 128 || BM == 256, "wgmma N");
-  static_assert(kMetaBytes / 16 <= kThreads, "one metadata chunk per thread");
   static_assert(STAGES >= 2 * KSTEP, "KSTEP stages in the tensor cores, KSTEP loading");
   static_assert(KSTEP == 1 || KSTEP == 2, "a first odd tile is the only partial step");
 };
@@ -115,8 +114,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   // warpgroup retired the wgmma group of the previous step, thread 0 issues the copies of
   // tiles i + STAGES - KSTEP .. i + STAGES - KSTEP + U - 1 into the slots of tiles already
   // consumed; as each tile lands, two wgmma.sp per row block (k32 halves) on it, all in one
-  // group (no data-dependent wgmma: ptxas would serialize them). The in-flight wgmma reads its scalar operands late (seen on an
-  // H100: products went wrong when they changed under it), so
+  // group (no data-dependent wgmma: ptxas would serialize them). The in-flight wgmma reads
+  // its scalar operands late (seen on an H100: products went wrong when they changed under
+  // it), so
   //   * the metadata registers are loaded only once the previous group retired (wait_group
   //     0: the compiler reuses the same registers at every step);
   //   * `first` (the block's first step, whose first wgmma ignores the accumulators) is a
