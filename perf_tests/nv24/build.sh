@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
-# Builds nv24_check and nv24_bench with plain nvcc (no Kokkos, no CMake): the GPU machine
-# has no GoogleTest/Benchmark. Usage: build.sh <out_dir> [arch=sm_90]
+# Builds nv24_check, nv24_bench and nv24_wgmma_probe with plain nvcc (no Kokkos, no CMake):
+# the GPU machine has no GoogleTest/Benchmark. nv24_spmm_wgmma.cu is compiled for sm_90a only
+# (wgmma needs the arch-specific target). Usage: build.sh <out_dir> [arch=sm_90]
 set -euo pipefail
 out=${1:?out dir}; arch=${2:-sm_90}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out"
 inc="-I$root/core/include -I$root/formats/include -I$root/kernels/include"
 flags="-O3 -std=c++17 -arch=$arch -Xcompiler -fopenmp,-O3"
+sm90a="-O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -Xptxas -v"
 nvcc $flags $inc -c "$root/kernels/src/nm_spmm/cuda/nv24_spmm.cu" -o "$out/nv24_spmm.o" &
+nvcc $sm90a $inc -c "$root/kernels/src/nm_spmm/cuda/nv24_spmm_wgmma.cu" -o "$out/nv24_spmm_wgmma.o" \
+  2> "$out/nv24_spmm_wgmma.ptxas.txt" &
+wait
 g++ -O2 -std=c++17 $inc -c "$root/core/src/io/matrix_market.cpp" -o "$out/matrix_market.o" &
 g++ -O2 -std=c++17 $inc -c "$root/core/src/io/text_file.cpp" -o "$out/text_file.o" &
 wait
 libz=-lz; [ -e /usr/lib/x86_64-linux-gnu/libz.so ] || libz=/usr/lib/x86_64-linux-gnu/libz.so.1
-nvcc $flags $inc "$root/perf_tests/nv24/nv24_check.cu" "$out"/nv24_spmm.o "$out"/matrix_market.o "$out"/text_file.o $libz -o "$out/nv24_check" &
-nvcc $flags $inc "$root/perf_tests/nv24/nv24_bench.cu" "$out"/nv24_spmm.o -lcublas -ldl -o "$out/nv24_bench" &
+objs="$out/nv24_spmm.o $out/nv24_spmm_wgmma.o"
+nvcc $flags $inc "$root/perf_tests/nv24/nv24_check.cu" $objs "$out"/matrix_market.o "$out"/text_file.o $libz -o "$out/nv24_check" &
+nvcc $flags $inc "$root/perf_tests/nv24/nv24_bench.cu" $objs -lcublas -ldl -o "$out/nv24_bench" &
 wait
+nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a $inc "$root/perf_tests/nv24/nv24_wgmma_probe.cu" \
+  -o "$out/nv24_wgmma_probe"

@@ -187,7 +187,8 @@ int main(int argc, char** argv) {
         const kc::Nv24Launch launch = kc::nv24_choose(args);
         std::printf("sweep M=%lld N=%lld K=%lld auto=%s/%d:", (long long)M, (long long)N, (long long)K,
                     kc::to_string(launch.tile), launch.splits);
-        for (int t = 1; t <= 3; ++t)
+        const int last_tile = prop.major == 9 && prop.minor == 0 ? 6 : 3;  // the wgmma.sp tiles on Hopper
+        for (int t = 1; t <= last_tile; ++t)
           for (int splits : {1, 2, 4}) {
             const float ms = median_ms([&] { kc::nv24_spmm(args, stream, kc::Nv24Tile(t), splits); }, stream);
             std::printf(" [%s/%d %.4f ms %.0f TF]", kc::to_string(kc::Nv24Tile(t)), splits, ms,

@@ -1,5 +1,6 @@
 // Correctness sweep of the NV24 kernel on the GPU against a double-precision host reference:
-// random operands for fp16 and bf16, every tile shape, odd shapes (m, n, k not multiples of
+// random operands for fp16 and bf16, every tile shape (the sm_90a wgmma.sp tiles too when the
+// device has compute capability 9.0), odd shapes (m, n, k not multiples of
 // the tiles, k not a multiple of 4 or 8), padded row strides, k = 0, weights pruned from real
 // matrices, outputs poisoned with NaN before every run, bad arguments rejected.
 // Usage: nv24_check [matrix_dir] [--quick]   (exit 0 when everything passes)
@@ -16,8 +17,8 @@ namespace kc = tessera::kernels::cuda;
 
 static int failures = 0, runs = 0;
 
-static void run_case(const std::string& what, const HostMat& A, const Nv24Host& w, Nv24Type t, kc::Nv24Tile tile,
-                     std::int64_t ldc, int splits = 0) {
+static void run_case(const std::string& what, const HostMat& A, const Nv24Host& w, const std::vector<double>& ref,
+                     Nv24Type t, kc::Nv24Tile tile, std::int64_t ldc, int splits = 0) {
   const std::int64_t m = A.rows, n = w.n;
   DeviceBuf<std::uint16_t> dA(A.bits), dV(w.vals), dC(static_cast<std::size_t>(m * ldc));
   DeviceBuf<std::uint32_t> dM(w.meta);
@@ -27,7 +28,7 @@ static void run_case(const std::string& what, const HostMat& A, const Nv24Host& 
   HARNESS_CHECK(cudaDeviceSynchronize());
   std::vector<std::uint16_t> got(dC.count);
   if (dC.count) HARNESS_CHECK(cudaMemcpy(got.data(), dC.p, dC.count * 2, cudaMemcpyDeviceToHost));
-  const Error e = compare(A, w.pruned, got, ldc, t);
+  const Error e = compare(ref, m, n, got, ldc, t);
   const double tol = t == Nv24Type::F16 ? 2e-3 : 1.5e-2;
   const bool ok = e.nonfinite == 0 && e.rel <= tol;
   ++runs;
@@ -52,8 +53,19 @@ int main(int argc, char** argv) {
   const std::string dir = argc > 1 && argv[1][0] != '-' ? argv[1] : ".nv24_dev/data/matrices";
   bool quick = false;
   for (int i = 1; i < argc; ++i) quick = quick || std::string(argv[i]) == "--quick";
+  cudaDeviceProp prop;
+  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+    std::printf("ERROR no CUDA device\n");
+    return 2;
+  }
+  const bool hopper = prop.major == 9 && prop.minor == 0;
   std::vector<kc::Nv24Tile> tiles;
-  for (int t = 0; t <= 3; ++t) tiles.push_back(kc::Nv24Tile(t));
+  for (int t = 0; t <= (hopper ? 6 : 3); ++t) tiles.push_back(kc::Nv24Tile(t));
+  // the launch Auto makes, plus the wgmma.sp kernel where it runs
+  std::vector<kc::Nv24Tile> auto_tiles = {kc::Nv24Tile::Auto};
+  if (hopper) auto_tiles.push_back(kc::Nv24Tile::HopperWide);
+  std::printf("GPU %s (compute capability %d.%d): wgmma.sp tiles %s\n", prop.name, prop.major, prop.minor,
+              hopper ? "checked" : "skipped");
   struct Dims {
     std::int64_t m, n, k;
   };
@@ -69,11 +81,13 @@ int main(int argc, char** argv) {
         // lda: k rounded up to 8 (the kernel's alignment), plus 8 more to test a padded stride
         const std::int64_t lda = (d.k + 7) / 8 * 8;
         const HostMat A = random_mat(d.m, d.k, lda, t, seed++);
-        for (kc::Nv24Tile tile : tiles) run_case("random", A, w, t, tile, d.n);
+        const std::vector<double> ref = reference(A, w.pruned, t);
+        for (kc::Nv24Tile tile : tiles) run_case("random", A, w, ref, t, tile, d.n);
         for (kc::Nv24Tile tile : tiles)
-          for (int splits : {2, 3, 7}) run_case("random, split K", A, w, t, tile, d.n, splits);
+          for (int splits : {2, 3, 7}) run_case("random, split K", A, w, ref, t, tile, d.n, splits);
         const HostMat A2 = random_mat(d.m, d.k, lda + 8, t, seed++);
-        run_case("random, lda+8, ldc+3", A2, w, t, kc::Nv24Tile::Auto, d.n + 3);
+        const std::vector<double> ref2 = reference(A2, w.pruned, t);
+        for (kc::Nv24Tile tile : auto_tiles) run_case("random, lda+8, ldc+3", A2, w, ref2, t, tile, d.n + 3);
       }
       // weights pruned from real matrices (the matrix is B, k x n; A random)
       for (const char* mtx : {"west0497", "cryg2500"}) {
@@ -86,7 +100,8 @@ int main(int argc, char** argv) {
           B.bits[coo.coords[2 * e] * B.ld + coo.coords[2 * e + 1]] = to_bits(coo.values[e] / amax, t);
         const Nv24Host w = prune_encode(B, t);
         const HostMat A = random_mat(300, w.k, (w.k + 7) / 8 * 8, t, seed++);
-        run_case(std::string("pruned ") + mtx, A, w, t, kc::Nv24Tile::Auto, w.n);
+        const std::vector<double> ref = reference(A, w.pruned, t);
+        for (kc::Nv24Tile tile : auto_tiles) run_case(std::string("pruned ") + mtx, A, w, ref, t, tile, w.n);
       }
     }
     // bad arguments

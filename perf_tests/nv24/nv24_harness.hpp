@@ -131,34 +131,42 @@ struct DeviceBuf {
   }
 };
 
-// Reference C = A * B_pruned in double; returns the relative Frobenius error of `got`
-// (m x n, row stride ldc) and the number of non-finite entries.
-struct Error {
-  double rel = 0;
-  std::int64_t nonfinite = 0;
-};
-inline Error compare(const HostMat& A, const HostMat& Bp, const std::vector<std::uint16_t>& got, std::int64_t ldc,
-                     Nv24Type t) {
+// Reference C = A * B_pruned in double (m x n, row-major), rows in parallel (OpenMP when
+// compiled in): computed once per operand pair, compared against every launch of it.
+inline std::vector<double> reference(const HostMat& A, const HostMat& Bp, Nv24Type t) {
   const std::int64_t m = A.rows, k = A.cols, n = Bp.cols;
-  std::vector<double> bd(static_cast<std::size_t>(k * n)), row(static_cast<std::size_t>(n));
+  std::vector<double> bd(static_cast<std::size_t>(k * n)), ref(static_cast<std::size_t>(m * n), 0.0);
   for (std::int64_t i = 0; i < k * n; ++i) bd[i] = from_bits(Bp.bits[i], t);
-  double num = 0, den = 0;
-  Error e;
+#pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < m; ++i) {
-    std::fill(row.begin(), row.end(), 0.0);
+    double* row = &ref[i * n];
     for (std::int64_t kk = 0; kk < k; ++kk) {
       const double a = A.at(i, kk, t);
       if (a == 0.0) continue;
       const double* b = &bd[kk * n];
       for (std::int64_t j = 0; j < n; ++j) row[j] += a * b[j];
     }
-    for (std::int64_t j = 0; j < n; ++j) {
-      const double g = from_bits(got[i * ldc + j], t);
-      if (!std::isfinite(g)) ++e.nonfinite;
-      num += (g - row[j]) * (g - row[j]);
-      den += row[j] * row[j];
-    }
   }
+  return ref;
+}
+
+// Relative Frobenius error of `got` (m x n, row stride ldc) against `ref` (m x n) and the
+// number of non-finite entries.
+struct Error {
+  double rel = 0;
+  std::int64_t nonfinite = 0;
+};
+inline Error compare(const std::vector<double>& ref, std::int64_t m, std::int64_t n,
+                     const std::vector<std::uint16_t>& got, std::int64_t ldc, Nv24Type t) {
+  double num = 0, den = 0;
+  Error e;
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      const double g = from_bits(got[i * ldc + j], t), r = ref[i * n + j];
+      if (!std::isfinite(g)) ++e.nonfinite;
+      num += (g - r) * (g - r);
+      den += r * r;
+    }
   e.rel = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
   return e;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# One call on the GPU machine: correctness sweep, compute-sanitizer memcheck on a subset,
-# benchmark. Binaries from build.sh (built here or carried), logs under $OUT (or ./nv24_out).
+# One call on the GPU machine: the wgmma.sp layout probe (when built), correctness sweep,
+# compute-sanitizer memcheck on a subset, benchmark. Binaries from build.sh (built here or carried), logs under $OUT (or ./nv24_out).
 # Usage: run_device.sh [bin_dir=.nv24_dev] [matrix_dir=<bin_dir>/data/matrices] [parts=check,memcheck,bench]
 #   (parts may also hold quickbench: the two cubes only). matrix_dir holds west0497.mtx.gz and
 #   cryg2500.mtx.gz (copied from the project's data; the GPU machine has no ../shared).
@@ -10,6 +10,7 @@ out=${OUT:-./nv24_out}; mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 lt=$(find / -name 'libcusparseLt.so.0' -not -path '/proc/*' 2>/dev/null | head -1)
 [ -n "$lt" ] && export CUSPARSELT_LIB=$lt
+[ -x "$bin/nv24_wgmma_probe" ] && { "$bin/nv24_wgmma_probe" > "$out/probe.log" 2>&1; echo "probe rc=$?"; tail -1 "$out/probe.log"; }
 if [[ $parts == *check* ]]; then
   timeout 240 "$bin/nv24_check" "$data" > "$out/check.log" 2>&1; echo "check rc=$?"
   grep -E "FAIL|ERROR|TOTAL" "$out/check.log" | tail -15

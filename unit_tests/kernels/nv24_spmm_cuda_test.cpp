@@ -1,9 +1,15 @@
 // nm_spmm (NV24) on Kokkos::Cuda: the sparse-tensor-core kernel (mma.sp, fp16 and bf16)
 // through the shared body, plus A with an unaligned row stride (packed first), the portable
-// kernel forced on the GPU, and every tile shape of the raw entry, with and without K
-// splits, against the same reference.
+// kernel forced on the GPU, and every tile shape of the raw entry (the sm_90a wgmma.sp tiles
+// too on a compute capability 9.0 device), fp16 and bf16, with and without K splits, k = 0,
+// against the same reference; the launch choice on Hopper, and the wgmma.sp tiles refused
+// elsewhere.
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
+
+#include <cstdint>
+#include <type_traits>
+#include <vector>
 
 using TestSpaces = ::testing::Types<Kokkos::Cuda>;
 
@@ -31,31 +37,66 @@ TEST(Nv24SpmmCuda, UnalignedRowStrideIsPacked) {
   nv24_test::check<T, Kokkos::LayoutRight, Kokkos::Cuda>(A, B, 45, 37, 29, "unaligned lda");
 }
 
-TEST(Nv24SpmmCuda, EveryTileShapeAndSplitK) {
-  namespace kc = tessera::kernels::cuda;
-  using T = nv24_test::Half;
-  const std::int64_t m = 300, k = 515, n = 270;
-  const auto A = nv24_test::random_values<T>(m * k, 31), B = nv24_test::random_values<T>(k * n, 32);
+namespace {
+namespace kc = tessera::kernels::cuda;
+
+bool is_hopper() {
+  cudaDeviceProp prop;
+  return cudaGetDeviceProperties(&prop, 0) == cudaSuccess && prop.major == 9 && prop.minor == 0;
+}
+std::vector<kc::Nv24Tile> runnable_tiles() {
+  std::vector<kc::Nv24Tile> tiles = {kc::Nv24Tile::Large, kc::Nv24Tile::Medium, kc::Nv24Tile::Small};
+  if (is_hopper()) tiles.insert(tiles.end(), {kc::Nv24Tile::HopperWide, kc::Nv24Tile::HopperSquare, kc::Nv24Tile::HopperTall});
+  return tiles;
+}
+
+// Every runnable tile, with 1 and 3 K splits, on an m x k x n product (A with row stride
+// lda, a multiple of 8, so that it is read in place); outputs poisoned with NaN first.
+template <class T>
+void check_tiles(std::int64_t m, std::int64_t k, std::int64_t n, std::int64_t lda, std::uint64_t seed) {
+  const auto A = nv24_test::random_values<T>(m * k, seed), B = nv24_test::random_values<T>(k * n, seed + 1);
   const auto W = tessera::prune_nv24<T, Kokkos::Cuda>(nv24_test::to_view<T, Kokkos::LayoutRight, Kokkos::Cuda>(B, k, n, "B"));
-  // row stride 520 (a multiple of 8) so that A is read in place
-  Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::Cuda> Apad("A", m, 520);
+  Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::Cuda> Apad("A", m, lda);
   auto Asub = Kokkos::subview(Apad, Kokkos::ALL, std::pair<std::int64_t, std::int64_t>(0, k));
   Kokkos::deep_copy(Asub, nv24_test::to_view<T, Kokkos::LayoutRight, Kokkos::Cuda>(A, m, k, "A"));
   const auto ref = tessera::reference::dense_product(A, tessera::reference::prune_2_4(B, k, n), m, k, n);
-  for (kc::Nv24Tile tile : {kc::Nv24Tile::Large, kc::Nv24Tile::Medium, kc::Nv24Tile::Small})
-  for (int splits : {1, 3}) {
-    Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::Cuda> C("C", m, n);
-    Kokkos::deep_copy(C, nv24_test::from_double<T>(std::numeric_limits<double>::quiet_NaN()));
-    const auto& s = W.decompose();
-    kc::Nv24Args args{kc::Nv24Type::F16, m, n, k, W.k_padded(), Apad.data(), 520, s.vals.data(), s.meta.data(),
-                      C.data(), n};
-    kc::nv24_spmm(args, Kokkos::Cuda().cuda_stream(), tile, splits);
-    Kokkos::fence();
-    auto hC = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C);
-    std::vector<double> got;
-    for (std::int64_t i = 0; i < m; ++i)
-      for (std::int64_t j = 0; j < n; ++j) got.push_back(nv24_test::to_double(hC(i, j)));
-    EXPECT_LE(tessera_test::relative_error(got, ref), nv24_test::tolerance<T>())
-        << kc::to_string(tile) << ", " << splits << " K splits";
+  const kc::Nv24Type type = std::is_same_v<T, tessera::bf16_t> ? kc::Nv24Type::BF16 : kc::Nv24Type::F16;
+  for (kc::Nv24Tile tile : runnable_tiles())
+    for (int splits : {1, 3}) {
+      Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::Cuda> C("C", m, n);
+      Kokkos::deep_copy(C, nv24_test::from_double<T>(std::numeric_limits<double>::quiet_NaN()));
+      const auto& s = W.decompose();
+      kc::Nv24Args args{type, m, n, k, W.k_padded(), Apad.data(), lda, s.vals.data(), s.meta.data(), C.data(), n};
+      kc::nv24_spmm(args, Kokkos::Cuda().cuda_stream(), tile, splits);
+      Kokkos::fence();
+      auto hC = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C);
+      std::vector<double> got;
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) got.push_back(nv24_test::to_double(hC(i, j)));
+      EXPECT_LE(tessera_test::relative_error(got, ref), nv24_test::tolerance<T>())
+          << kc::to_string(tile) << ", " << splits << " K splits, m " << m << " k " << k << " n " << n;
+    }
+}
+}  // namespace
+
+TEST(Nv24SpmmCuda, EveryTileShapeAndSplitK) {
+  check_tiles<nv24_test::Half>(300, 515, 270, 520, 31);
+  check_tiles<tessera::bf16_t>(300, 515, 270, 520, 41);
+  check_tiles<nv24_test::Half>(257, 1000, 130, 1000, 51);  // 16 k tiles: the pipeline wraps around
+}
+
+TEST(Nv24SpmmCuda, EveryTileShapeWithKZero) {
+  check_tiles<tessera::bf16_t>(33, 0, 65, 8, 61);  // C = 0 from every tile
+}
+
+TEST(Nv24SpmmCuda, HopperTilesChosenOnComputeCapability90) {
+  kc::Nv24Args args{kc::Nv24Type::F16, 4096, 4096, 4096, 4096, nullptr, 4096, nullptr, nullptr, nullptr, 4096};
+  const kc::Nv24Launch l = kc::nv24_choose(args);
+  const bool hopper_tile =
+      l.tile == kc::Nv24Tile::HopperWide || l.tile == kc::Nv24Tile::HopperSquare || l.tile == kc::Nv24Tile::HopperTall;
+  EXPECT_EQ(hopper_tile, is_hopper()) << kc::to_string(l.tile);
+  if (!is_hopper()) {
+    EXPECT_THROW(kc::nv24_choose(args, kc::Nv24Tile::HopperWide), tessera::NotCompiled);
   }
 }
+

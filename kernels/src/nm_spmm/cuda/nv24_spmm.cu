@@ -17,10 +17,12 @@
 #include "tessera/core/error.hpp"
 #include "../../common/cuda_support.hpp"
 #include "../../common/ptx_copy.cuh"
+#include "nv24_spmm_internal.cuh"
 #include "tessera/formats/nv24/layout.hpp"
 
 namespace tessera::kernels::cuda {
 namespace {
+using nv24_detail::from_float;
 
 constexpr int kKTile = nv24::kKTile;
 constexpr int kValsPerRow = kKTile / 2;  // compressed values of one row per k tile (32 = 4 x 16 B)
@@ -51,8 +53,6 @@ __device__ __forceinline__ void mma_sp_16832(float (&d)[4], const unsigned (&a)[
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "r"(e),
         "n"(SEL));
 }
-__device__ __forceinline__ __half from_float(float x, __half) { return __float2half_rn(x); }
-__device__ __forceinline__ __nv_bfloat16 from_float(float x, __nv_bfloat16) { return __float2bfloat16_rn(x); }
 
 // ---------------------------------------------------------------------------------
 // Tile shape. BN: rows of W (columns of C) per block; BM: rows of A (rows of C) per block;
@@ -61,7 +61,6 @@ __device__ __forceinline__ __nv_bfloat16 from_float(float x, __nv_bfloat16) { re
 template <int BN, int BM, int WN, int WM, int STAGES, int KSUB>
 struct Shape {
   static constexpr int kThreads = WN * WM * 32;
-  static constexpr int kTileElems = BN * BM;
   static constexpr int kWarpN = BN / WN, kWarpM = BM / WM;
   static constexpr int kFragN = kWarpN / 16, kFragM = kWarpM / 8;
   static constexpr int kValsElems = BN * kValsPerRow;            // (BN, 32) compressed values
@@ -94,13 +93,8 @@ __global__ void __launch_bounds__(WN* WM * 32)
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
   const int wn = warp % WN, wm = warp / WN;
 
-  // Grouped rasterization: 8 consecutive blocks along m share W tiles in L2.
-  constexpr int kGroupM = 8;
-  const int per_group = kGroupM * tiles_n;
-  const int group = blockIdx.x / per_group, first_m = group * kGroupM;
-  const int group_m = min(tiles_m - first_m, kGroupM);
-  const int tm = first_m + (blockIdx.x % per_group) % group_m;
-  const int tn = (blockIdx.x % per_group) / group_m;
+  int tm, tn;
+  nv24_detail::block_tile(tiles_m, tiles_n, tm, tn);
   const int m0 = tm * BM, n0 = tn * BN;
   const long long vals_ld = static_cast<long long>(k_tiles) * kValsPerRow;
   const int row_tiles = (n + nv24::kRowTile - 1) / nv24::kRowTile;
@@ -274,6 +268,7 @@ __global__ void nv24_split_finalize(const float* __restrict__ ws, long long ldw,
 struct DeviceInfo {
   int sms = 0;
   int max_smem_optin = 0;
+  bool hopper = false;  // compute capability 9.0: the sm_90a wgmma kernel runs
 };
 DeviceInfo device_info() {
   static std::mutex mutex;
@@ -283,52 +278,99 @@ DeviceInfo device_info() {
   std::lock_guard<std::mutex> lock(mutex);
   if (static_cast<int>(cache.size()) <= dev) cache.resize(dev + 1);
   if (cache[dev].sms == 0) {
+    int major = 0, minor = 0;
     TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&cache[dev].sms, cudaDevAttrMultiProcessorCount, dev));
     TESSERA_CUDA_CHECK(
         cudaDeviceGetAttribute(&cache[dev].max_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    cache[dev].hopper = major == 9 && minor == 0;
   }
   return cache[dev];
 }
 
+bool is_hopper_tile(Nv24Tile t) {
+  return t == Nv24Tile::HopperWide || t == Nv24Tile::HopperSquare || t == Nv24Tile::HopperTall;
+}
 
 // Tuning constants of the time model below, fitted to H100 runs of perf_tests/nv24
 // (nv24_bench --sweep): relative throughput of a full multiprocessor for each tile shape
-// (about 400, 360 and 220 dense-equivalent TFLOP/s at 4096^3), and the cost of the split-K
-// reduction per output element and split (8-byte atomic) and per output element (zeroing
-// + finalize), in units of one (tile element x k tile of 64) of the Large shape's main loop.
+// (about 400, 360 and 220 dense-equivalent TFLOP/s at 4096^3 for the mma.sp tiles; 820, 660
+// and 900 for the wgmma.sp Wide, Square and Tall tiles, Tall losing 2-12% to Wide below
+// m = 4096), and the cost of the split-K reduction per output element and split (8-byte
+// atomic) and per output element (zeroing + finalize), in units of one (tile element x k
+// tile of 64) of the Large shape's main loop.
 constexpr double kLargeRate = 1.0, kMediumRate = 0.9, kSmallRate = 0.55;
+constexpr double kHopperWideRate = 2.1, kHopperSquareRate = 1.7, kHopperTallRate = 2.0, kHopperTallLargeMRate = 2.3;
 constexpr double kSplitCostPerElement = 0.044, kReduceCostPerElement = 0.1;
 constexpr int kMaxSplits = 8;
 
-template <int BN, int BM, int WN, int WM, int STAGES, int KSUB>
-struct Config {
-  using S = Shape<BN, BM, WN, WM, STAGES, KSUB>;
-  static std::int64_t blocks(const Nv24Args& a) { return ((a.m + BM - 1) / BM) * ((a.n + BN - 1) / BN); }
-  static std::int64_t k_stages(const Nv24Args& a) { return (a.k_padded / kKTile + KSUB - 1) / KSUB; }
+// A block tile as the time model sees it: bn x bm outputs, ksub k tiles of 64 per pipeline
+// stage (the unit of K splitting), its shared memory and its relative rate. lone_full_rate:
+// one resident block already runs at the multiprocessor's rate (the wgmma.sp kernel, fed by
+// the copy engine); a second one only fills its gaps, which `rate` accounts for.
+struct TileModel {
+  int bn, bm, ksub, smem_bytes;
+  double rate;
+  bool lone_full_rate = false;
+
+  std::int64_t blocks(const Nv24Args& a) const { return ((a.m + bm - 1) / bm) * ((a.n + bn - 1) / bn); }
+  std::int64_t k_stages(const Nv24Args& a) const { return (a.k_padded / kKTile + ksub - 1) / ksub; }
   // Blocks that fit on one multiprocessor at once (shared memory bound; 228 KB per SM on
   // Hopper is read as the opt-in limit plus the 1 KB per block the runtime reserves).
-  static int per_sm(const DeviceInfo& d) { return std::max(1, (d.max_smem_optin + 1024) / (S::kSmemBytes + 1024)); }
+  int per_sm(const DeviceInfo& d) const {
+    return lone_full_rate ? 1 : std::max(1, (d.max_smem_optin + 1024) / (smem_bytes + 1024));
+  }
 
   // Estimated time with `splits` K splits: waves of blocks, each taking its share of K at the
   // speed of one block (a multiprocessor's rate divided by the blocks that fit on it: a lone
   // small block leaves most of a multiprocessor idle), plus the split-K reduction.
-  static double estimate(const Nv24Args& a, const DeviceInfo& d, double rate, int splits) {
+  double estimate(const Nv24Args& a, const DeviceInfo& d, int splits) const {
     const std::int64_t per = per_sm(d);
     const std::int64_t waves = (blocks(a) * splits + d.sms * per - 1) / (d.sms * per);
     const std::int64_t stages = (k_stages(a) + splits - 1) / splits;
     const double reduce =
         splits > 1 ? static_cast<double>(a.m * a.n) * (kSplitCostPerElement * splits + kReduceCostPerElement) : 0.0;
-    return static_cast<double>(waves * stages * per) * S::kTileElems * KSUB / rate + reduce;
+    return static_cast<double>(waves * stages * per) * bn * bm * ksub / rate + reduce;
   }
   // The best split count and its estimated time; each split keeps at least two stages.
-  static std::pair<int, double> best_split(const Nv24Args& a, const DeviceInfo& d, double rate) {
-    std::pair<int, double> best{1, estimate(a, d, rate, 1)};
+  std::pair<int, double> best_split(const Nv24Args& a, const DeviceInfo& d) const {
+    std::pair<int, double> best{1, estimate(a, d, 1)};
     for (int s = 2; s <= kMaxSplits && 2 * s <= k_stages(a); ++s) {
-      const double t = estimate(a, d, rate, s);
+      const double t = estimate(a, d, s);
       if (t < best.second) best = {s, t};
     }
     return best;
   }
+};
+
+// Runs run(ws, ldw, splits, split_stages) with K split `splits` ways over `stages` pipeline
+// stages: ws == nullptr for one split, else a zeroed fp32 workspace C^T (n x ldw) that the
+// blocks add their partial tiles to and that is converted into C afterwards.
+template <class Run>
+void run_split(const Nv24Args& a, int splits, std::int64_t stages, cudaStream_t stream, Run&& run) {
+  splits = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(splits, stages)));  // k == 0: one split
+  const int split_stages = static_cast<int>(std::max<std::int64_t>(1, (stages + splits - 1) / splits));
+  splits = static_cast<int>(std::max<std::int64_t>(1, (stages + split_stages - 1) / split_stages));  // no empty split
+  if (splits == 1) return run(nullptr, 0LL, 1, split_stages);
+  const long long ldw = (a.m + 1) / 2 * 2;  // even: 8-byte atomics stay aligned
+  DeviceBuffer<float> ws(static_cast<std::size_t>(a.n * ldw), stream, workspace_pool());
+  TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, a.n * ldw * sizeof(float), stream));
+  run(ws.ptr, ldw, splits, split_stages);
+  const dim3 grid((a.m + 31) / 32, (a.n + 31) / 32), block(32, 8);
+  const int m = static_cast<int>(a.m), n = static_cast<int>(a.n);
+  if (a.type == Nv24Type::F16)
+    nv24_split_finalize<__half><<<grid, block, 0, stream>>>(ws.ptr, ldw, static_cast<__half*>(a.C), a.ldc, m, n);
+  else
+    nv24_split_finalize<__nv_bfloat16>
+        <<<grid, block, 0, stream>>>(ws.ptr, ldw, static_cast<__nv_bfloat16*>(a.C), a.ldc, m, n);
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+}
+
+template <int BN, int BM, int WN, int WM, int STAGES, int KSUB>
+struct Config {
+  using S = Shape<BN, BM, WN, WM, STAGES, KSUB>;
+  static TileModel model(double rate) { return {BN, BM, KSUB, S::kSmemBytes, rate}; }
 
   template <class T>
   static void launch(const Nv24Args& a, int splits, cudaStream_t stream) {
@@ -337,25 +379,13 @@ struct Config {
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
     const int tiles_m = static_cast<int>((a.m + BM - 1) / BM), tiles_n = static_cast<int>((a.n + BN - 1) / BN);
     const bool c_vec = a.ldc % 8 == 0 && reinterpret_cast<std::uintptr_t>(a.C) % 16 == 0;
-    const int stages = static_cast<int>(k_stages(a));
-    splits = std::max(1, std::min(splits, stages));  // k == 0: one split, no stages
-    const int split_stages = std::max(1, (stages + splits - 1) / splits);
-    splits = std::max(1, (stages + split_stages - 1) / split_stages);  // no empty split
-    auto run = [&](float* ws, long long ldw) {
-      kernel<<<dim3(tiles_m * tiles_n, splits), S::kThreads, S::kSmemBytes, stream>>>(
+    run_split(a, splits, model(1.0).k_stages(a), stream, [&](float* ws, long long ldw, int grid_splits, int split_stages) {
+      kernel<<<dim3(tiles_m * tiles_n, grid_splits), S::kThreads, S::kSmemBytes, stream>>>(
           static_cast<const T*>(a.A), a.lda, static_cast<const T*>(a.vals), a.meta, static_cast<T*>(a.C), a.ldc,
           static_cast<int>(a.m), static_cast<int>(a.n), static_cast<int>(a.k), static_cast<int>(a.k_padded / kKTile),
           tiles_m, tiles_n, c_vec, split_stages, ws, ldw);
       TESSERA_CUDA_CHECK(cudaGetLastError());
-    };
-    if (splits == 1) return run(nullptr, 0);
-    const long long ldw = (a.m + 1) / 2 * 2;  // even: 8-byte atomics stay aligned
-    DeviceBuffer<float> ws(static_cast<std::size_t>(a.n * ldw), stream, workspace_pool());
-    TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, a.n * ldw * sizeof(float), stream));
-    run(ws.ptr, ldw);
-    nv24_split_finalize<T><<<dim3((a.m + 31) / 32, (a.n + 31) / 32), dim3(32, 8), 0, stream>>>(
-        ws.ptr, ldw, static_cast<T*>(a.C), a.ldc, static_cast<int>(a.m), static_cast<int>(a.n));
-    TESSERA_CUDA_CHECK(cudaGetLastError());
+    });
   }
 };
 // Measured on an H100 (perf_tests/nv24, --sweep): 256 x 128 with 3 stages of two k tiles
@@ -363,6 +393,15 @@ struct Config {
 using LargeTile = Config<256, 128, 4, 2, 3, 2>;   // 8 warps of 64 x 64, 204 KB: 1 block per SM
 using MediumTile = Config<128, 128, 2, 2, 4, 1>;  // 4 warps of 64 x 64, 100 KB: 2 blocks per SM
 using SmallTile = Config<64, 64, 2, 2, 4, 1>;     // 4 warps of 32 x 32, 50 KB
+
+// The sm_90a tiles (nv24_spmm_wgmma.cu): one k tile per stage.
+TileModel hopper_model(Nv24Tile t, const Nv24Args& a) {
+  const nv24_detail::WgmmaTileInfo i = nv24_detail::wgmma_tile_info(t);
+  const double rate = t == Nv24Tile::HopperWide   ? kHopperWideRate
+                      : t == Nv24Tile::HopperTall ? (a.m >= 4096 ? kHopperTallLargeMRate : kHopperTallRate)
+                                                  : kHopperSquareRate;
+  return {i.bn, i.bm, 1, i.smem_bytes, rate, true};
+}
 
 template <class T>
 void launch(const Nv24Launch& l, const Nv24Args& a, cudaStream_t stream) {
@@ -389,23 +428,36 @@ const char* to_string(Nv24Tile t) {
     case Nv24Tile::Large: return "Large(256x128)";
     case Nv24Tile::Medium: return "Medium(128x128)";
     case Nv24Tile::Small: return "Small(64x64)";
+    case Nv24Tile::HopperWide: return "HopperWide(128x256)";
+    case Nv24Tile::HopperSquare: return "HopperSquare(128x128)";
+    case Nv24Tile::HopperTall: return "HopperTall(256x128)";
   }
   return "?";
 }
 
 Nv24Launch nv24_choose(const Nv24Args& args, Nv24Tile tile) {
   const DeviceInfo d = device_info();
-  const auto large = LargeTile::best_split(args, d, kLargeRate), medium = MediumTile::best_split(args, d, kMediumRate),
-             small = SmallTile::best_split(args, d, kSmallRate);
-  switch (tile) {
-    case Nv24Tile::Large: return {tile, large.first};
-    case Nv24Tile::Medium: return {tile, medium.first};
-    case Nv24Tile::Small: return {tile, small.first};
-    case Nv24Tile::Auto: break;
+  if (is_hopper_tile(tile) && !d.hopper)
+    throw NotCompiled(std::string("tessera::nv24_spmm: tile ") + to_string(tile) +
+                      " runs the sm_90a wgmma.sp kernel, which needs a compute capability 9.0 device");
+  std::vector<Nv24Tile> candidates = {Nv24Tile::Large, Nv24Tile::Medium, Nv24Tile::Small};
+  if (d.hopper)
+    candidates.insert(candidates.begin(), {Nv24Tile::HopperWide, Nv24Tile::HopperSquare, Nv24Tile::HopperTall});
+  if (tile != Nv24Tile::Auto) candidates = {tile};
+  Nv24Launch best{candidates.front(), 1};
+  double best_time = 0;
+  for (Nv24Tile t : candidates) {
+    const TileModel model = is_hopper_tile(t)         ? hopper_model(t, args)
+                            : t == Nv24Tile::Large  ? LargeTile::model(kLargeRate)
+                            : t == Nv24Tile::Medium ? MediumTile::model(kMediumRate)
+                                                    : SmallTile::model(kSmallRate);
+    const auto [splits, time] = model.best_split(args, d);
+    if (t == candidates.front() || time < best_time) {
+      best = {t, splits};
+      best_time = time;
+    }
   }
-  if (large.second <= medium.second && large.second <= small.second) return {Nv24Tile::Large, large.first};
-  if (medium.second <= small.second) return {Nv24Tile::Medium, medium.first};
-  return {Nv24Tile::Small, small.first};
+  return best;
 }
 
 void nv24_spmm(const Nv24Args& a, cudaStream_t stream, Nv24Tile tile, int splits) {
@@ -422,6 +474,12 @@ void nv24_spmm(const Nv24Args& a, cudaStream_t stream, Nv24Tile tile, int splits
               std::to_string(a.lda) + ", k " + std::to_string(a.k) + ")");
   Nv24Launch l = nv24_choose(a, tile);
   if (splits > 0) l.splits = splits;
+  if (is_hopper_tile(l.tile)) {
+    run_split(a, l.splits, a.k_padded / kKTile, stream, [&](float* ws, long long ldw, int grid_splits, int split_stages) {
+      nv24_detail::wgmma_launch(l.tile, a, grid_splits, split_stages, ws, ldw, stream);
+    });
+    return;
+  }
   if (a.type == Nv24Type::F16) launch<__half>(l, a, stream);
   else launch<__nv_bfloat16>(l, a, stream);
 }

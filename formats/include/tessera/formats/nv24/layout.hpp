@@ -25,6 +25,11 @@
 //     so a warp loads its metadata registers with one coalesced 128-byte read per tile
 //     (lanes with s = 0 serve selector 0, lanes with s = 1 selector 1). Checked on an
 //     H100 against every (lane, nibble) position.
+//     The same words feed the sm_90a wgmma.mma_async.sp m64nNk32 unchanged: warp w of a
+//     warpgroup holds rows 16w .. 16w+15 of the instruction's 64 and loads word `lane` of
+//     their tile, the two k32 halves again through selectors 0 and 1 (checked on an H100 by
+//     perf_tests/nv24/nv24_wgmma_probe, fp16 and bf16), so one stored order serves both
+//     kernels.
 //   * rows past n in the last row tile have zero values and nibbles 0x4.
 #include <cstdint>
 

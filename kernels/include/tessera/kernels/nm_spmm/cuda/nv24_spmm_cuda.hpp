@@ -15,6 +15,11 @@
 // The tile is written back through shared memory with 16-byte stores. When the grid would
 // leave multiprocessors idle (small m, or a last wave that is mostly empty), K is split
 // across blocks and the partial tiles are summed in an fp32 workspace.
+// On compute capability 9.0 (Hopper) a second kernel (nv24_spmm_wgmma.cu, built for sm_90a
+// only) issues wgmma.mma_async.sp m64nNk32 instead: two warpgroups per block, each 64 or 128
+// weight rows x 128 or 256 activation rows, operands read by the tensor cores from 64-/128-byte
+// swizzled shared memory through matrix descriptors, one wgmma group kept in flight while
+// the next k tile is copied. Same layout, same split-K workspace.
 #include <cstdint>
 
 #include <cuda_runtime_api.h>
@@ -25,9 +30,12 @@ namespace tessera::kernels::cuda {
 // headers: __half (Kokkos::Experimental::half_t) and __nv_bfloat16 (tessera::bf16_t).
 enum class Nv24Type : int { F16 = 0, BF16 = 1 };
 
-// Block tile, (weight rows n) x (activation rows m): Large 256 x 128, Medium 128 x 128,
-// Small 64 x 64. Auto picks by an estimate of waves x tile time on the current device.
-enum class Nv24Tile : int { Auto = 0, Large = 1, Medium = 2, Small = 3 };
+// Block tile, (weight rows n) x (activation rows m). mma.sp kernel (any sm_80+ device):
+// Large 256 x 128, Medium 128 x 128, Small 64 x 64. wgmma.sp kernel (compute capability 9.0
+// only; forcing it elsewhere throws tessera::NotCompiled): HopperWide 128 x 256,
+// HopperSquare 128 x 128, HopperTall 256 x 128. Auto picks by an estimate of waves x tile
+// time on the current device among the tiles it can run.
+enum class Nv24Tile : int { Auto = 0, Large = 1, Medium = 2, Small = 3, HopperWide = 4, HopperSquare = 5, HopperTall = 6 };
 
 struct Nv24Args {
   Nv24Type type;

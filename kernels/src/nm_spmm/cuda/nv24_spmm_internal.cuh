@@ -1,0 +1,39 @@
+#pragma once
+// Private pieces shared by the two NV24 kernel sources: nv24_spmm.cu (portable mma.sp kernel,
+// launch choice, split-K workspace) and nv24_spmm_wgmma.cu (sm_90a wgmma.sp kernel). Not
+// installed.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "tessera/kernels/nm_spmm/cuda/nv24_spmm_cuda.hpp"
+
+namespace tessera::kernels::cuda::nv24_detail {
+
+__device__ __forceinline__ __half from_float(float x, __half) { return __float2half_rn(x); }
+__device__ __forceinline__ __nv_bfloat16 from_float(float x, __nv_bfloat16) { return __float2bfloat16_rn(x); }
+
+// Grouped rasterization of the (tiles_m x tiles_n) output tiles over blockIdx.x: 8
+// consecutive blocks along m share the weight tile in L2.
+__device__ __forceinline__ void block_tile(int tiles_m, int tiles_n, int& tm, int& tn) {
+  constexpr int kGroupM = 8;
+  const int per_group = kGroupM * tiles_n;
+  const int group = blockIdx.x / per_group, first_m = group * kGroupM;
+  const int group_m = min(tiles_m - first_m, kGroupM);
+  tm = first_m + (blockIdx.x % per_group) % group_m;
+  tn = (blockIdx.x % per_group) / group_m;
+}
+
+// The sm_90a kernel (nv24_spmm_wgmma.cu): a block of two warpgroups computes 128 weight rows
+// x BM activation rows. Host-side facts the launch choice needs, and the launch itself:
+// blocks of the tiles_m x tiles_n grid along x, `splits` K splits along y, each running
+// split_stages k tiles; ws != nullptr: partial tiles are added to the fp32 workspace
+// (C^T, n x ldw) instead of written to C.
+struct WgmmaTileInfo {
+  int bn, bm, threads, smem_bytes;
+};
+WgmmaTileInfo wgmma_tile_info(Nv24Tile tile);
+void wgmma_launch(Nv24Tile tile, const Nv24Args& a, int splits, int split_stages, float* ws, long long ldw,
+                  cudaStream_t stream);
+
+}  // namespace tessera::kernels::cuda::nv24_detail

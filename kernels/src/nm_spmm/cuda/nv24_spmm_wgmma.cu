@@ -1,0 +1,322 @@
+// NV24 kernel for Hopper (sm_90a only: this source is compiled with
+// -gencode arch=compute_90a,code=sm_90a): wgmma.mma_async.sp m64nNk32, fp32 accumulation.
+// C^T = W * A^T as in nv24_spmm.cu: W (the weight, n x k, 2:4 along k) is wgmma's sparse
+// A operand, the activations A (m x k) its dense B operand, both read from shared memory
+// through matrix descriptors; the NV24 metadata tiles are wgmma.sp's metadata registers as
+// stored (tessera/formats/nv24/layout.hpp; checked by perf_tests/nv24/nv24_wgmma_probe).
+//
+// A block of two warpgroups computes BN = 2 x 64 x MB weight rows (MB row blocks of 64 per
+// warpgroup) x BM activation rows. Per k tile of 64, one thread stages with bulk tensor
+// copies (TMA, completing on the stage's mbarrier) into a STAGES-deep ring:
+//   * A: BM rows x 64 k = 128 B per row, 128-byte swizzle (chunk c of row r at c ^ (r % 8));
+//   * W's values: BN rows x 32 compressed = 64 B per row, 64-byte swizzle
+//     (chunk c of row r at c ^ (r / 2 % 4));
+//   * the BN / 16 metadata tiles of those rows (32 words each).
+// Each warpgroup issues 2 x MB wgmma.sp per k tile (k32 halves: sparsity selectors 0 and 1,
+// one metadata word per thread and row block), KSTEP k tiles per wgmma group, while the
+// copies of the next tiles are in flight.
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "tessera/core/error.hpp"
+#include "tessera/formats/nv24/layout.hpp"
+#include "../../common/cuda_support.hpp"
+#include "../../common/ptx_copy.cuh"
+#include "../../common/ptx_wgmma.cuh"
+#include "nv24_spmm_internal.cuh"
+
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "nv24_spmm_wgmma.cu needs the sm_90a target (-gencode arch=compute_90a,code=sm_90a)"
+#endif
+
+namespace tessera::kernels::cuda::nv24_detail {
+namespace {
+
+constexpr int kKTile = nv24::kKTile;
+constexpr int kThreads = 256;  // two warpgroups
+static_assert(kKTile == 64 && nv24::kRowTile == 16 && nv24::kTileWords == 32,
+              "one k tile of 64 = one 128-byte activation row = two wgmma.sp k32");
+
+template <int MB, int BM, int STAGES, int KSTEP>
+struct WShape {
+  static constexpr int kBN = 2 * 64 * MB;                                     // weight rows per block
+  static constexpr int kActBytes = BM * kKTile * 2;                           // (BM, 64), 128-B swizzle
+  static constexpr int kValsBytes = kBN * kKTile;                             // (BN, 32) x 2 B, 64-B swizzle
+  static constexpr int kMetaBytes = kBN / nv24::kRowTile * nv24::kTileWords * 4;
+  static constexpr int kStageBytes = kActBytes + kValsBytes + kMetaBytes;
+  static constexpr int kOutStride = kBN + 8;  // C tile row (elements), padded
+  static constexpr int kOutBytes = BM * kOutStride * 2;
+  // + 1 KB: the dynamic shared memory base is aligned up to the 1024 B the 128-B swizzle needs
+  static constexpr int kSmemBytes = std::max(STAGES * kStageBytes, kOutBytes) + 1024;
+  static_assert(kStageBytes % 1024 == 0, "every stage's activation tile 1024-byte aligned");
+  static_assert(BM == 128 || BM == 256, "wgmma N");
+  static_assert(STAGES >= 2 * KSTEP, "KSTEP stages in the tensor cores, KSTEP loading");
+  static_assert(KSTEP == 1 || KSTEP == 2, "a first odd tile is the only partial step");
+};
+
+// The three operands as bulk-tensor-copy maps (built on the host, passed by value).
+struct TensorMaps {
+  CUtensorMap act;   // A: (k, m) of 2-byte elements, box (64, BM), 128-byte swizzle
+  CUtensorMap vals;  // W's values: (k_padded / 2, n), box (32, BN), 64-byte swizzle
+  CUtensorMap meta;  // metadata tiles: (k_tiles * 32, row tiles) words, box (32, BN / 16)
+};
+
+template <class T, int MB, int BM, int STAGES, int KSTEP>
+__global__ void __launch_bounds__(kThreads, 1)
+    nv24_wgmma_kernel(const __grid_constant__ TensorMaps maps, T* __restrict__ C, long long ldc, int m, int n,
+                      int k_tiles, int tiles_m, int tiles_n, bool c_vec, int split_stages, float* __restrict__ ws,
+                      long long ldw) {
+  using S = WShape<MB, BM, STAGES, KSTEP>;
+  constexpr int kBN = S::kBN;
+  extern __shared__ unsigned char smem_raw[];
+  __shared__ std::uint64_t full[STAGES];  // stage s holds its tile (copies complete)
+  unsigned char* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
+  const int tid = threadIdx.x, lane = tid & 31, wgi = tid >> 7, wwarp = (tid >> 5) & 3;
+  int tm, tn;
+  block_tile(tiles_m, tiles_n, tm, tn);
+  const int m0 = tm * BM, n0 = tn * kBN;
+
+  auto stage_act = [&](int s) { return smem + s * S::kStageBytes; };
+  auto stage_vals = [&](int s) { return stage_act(s) + S::kActBytes; };
+  auto stage_meta = [&](int s) { return reinterpret_cast<const unsigned*>(stage_vals(s) + S::kValsBytes); };
+
+  // Issued by thread 0: one copy per operand, rows past m / n and k past the tensor zero-
+  // filled (rows of W past n: zero values and zero metadata, results dropped).
+  auto load = [&](int kt, int s) {
+    wgmma::mbarrier_arrive_expect_tx(&full[s], S::kStageBytes);
+    wgmma::tma_load_2d(stage_act(s), &maps.act, kt * kKTile, m0, &full[s]);
+    wgmma::tma_load_2d(stage_vals(s), &maps.vals, kt * (kKTile / 2), n0, &full[s]);
+    wgmma::tma_load_2d(stage_vals(s) + S::kValsBytes, &maps.meta, kt * nv24::kTileWords, n0 / nv24::kRowTile,
+                       &full[s]);
+  };
+
+  // Split blockIdx.y runs k tiles [kt0, kt1).
+  const int kt0 = blockIdx.y * split_stages, kt1 = min(k_tiles, kt0 + split_stages), count = max(0, kt1 - kt0);
+
+  // Written first by the first wgmma (scale-d 0): zeroing them ahead of the wgmma would
+  // serialize the wgmma (ptxas C7515). Without k tiles they are zeroed after the loop.
+  float acc[MB][BM / 2];
+
+  if (tid == 0) {
+    for (int s = 0; s < STAGES; ++s) wgmma::mbarrier_init(&full[s], 1);
+    wgmma::mbarrier_init_fence();
+  }
+  __syncthreads();
+  if (tid == 0)
+    for (int s = 0; s < STAGES - KSTEP && s < count; ++s) load(kt0 + s, s);
+  // Step i (U tiles: i .. i + U - 1, U = KSTEP but for a first odd tile): once every
+  // warpgroup retired the wgmma group of the previous step, thread 0 issues the copies of
+  // tiles i + STAGES - KSTEP .. i + STAGES - KSTEP + U - 1 into the slots of tiles already
+  // consumed; as each tile lands, two wgmma.sp per row block (k32 halves) on it, all in one
+  // group (no data-dependent wgmma: ptxas would serialize them). The in-flight wgmma reads
+  // its scalar operands late (seen on an H100: products went wrong when they changed under
+  // it), so
+  //   * the metadata registers are loaded only once the previous group retired (wait_group
+  //     0: the compiler reuses the same registers at every step);
+  //   * `first` (the block's first step, whose first wgmma ignores the accumulators) is a
+  //     compile-time scale-d, not a run-time predicate.
+  auto step = [&](int i, auto first, auto tiles) {
+    constexpr int U = decltype(tiles)::value;
+    wgmma::wait<0>();
+    __syncthreads();  // every warpgroup retired the tiles before i: their slots are free
+    if (tid == 0)
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int j = i + STAGES - KSTEP + u;
+        if (j < count) load(kt0 + j, j % STAGES);
+      }
+    unsigned e[U][MB];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int s = (i + u) % STAGES;
+      wgmma::mbarrier_wait(&full[s], ((i + u) / STAGES) & 1);
+#pragma unroll
+      for (int mb = 0; mb < MB; ++mb)
+        e[u][mb] = stage_meta(s)[((wgi * MB + mb) * 4 + wwarp) * nv24::kTileWords + lane];
+    }
+#pragma unroll
+    for (int mb = 0; mb < MB; ++mb) wgmma::fence_regs(acc[mb]);
+    wgmma::fence();
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int s = (i + u) % STAGES;
+      const unsigned char* sa = stage_act(s);
+#pragma unroll
+      for (int mb = 0; mb < MB; ++mb) {
+        const unsigned char* sv = stage_vals(s) + (wgi * MB + mb) * 64 * 64;  // this row block's 64 weight rows
+        wgmma::mma_sp_ss<0>(acc[mb], wgmma::descriptor(sv, 16, 512, wgmma::Swizzle::B64),
+                            wgmma::descriptor(sa, 16, 1024, wgmma::Swizzle::B128), e[u][mb],
+                            decltype(first)::value && u == 0 ? 0 : 1, T());
+        wgmma::mma_sp_ss<1>(acc[mb], wgmma::descriptor(sv + 32, 16, 512, wgmma::Swizzle::B64),
+                            wgmma::descriptor(sa + 64, 16, 1024, wgmma::Swizzle::B128), e[u][mb], 1, T());
+      }
+    }
+    wgmma::commit();
+  };
+  using One = std::integral_constant<int, 1>;
+  using Full = std::integral_constant<int, KSTEP>;
+  const int head = count % KSTEP;  // a first step of one tile when count is odd (KSTEP 2)
+  if (head == 1) step(0, std::true_type(), One());
+  else if (count > 0) step(0, std::true_type(), Full());
+  for (int i = head == 1 ? 1 : KSTEP; i < count; i += KSTEP) step(i, std::false_type(), Full());
+  wgmma::wait<0>();
+#pragma unroll
+  for (int mb = 0; mb < MB; ++mb) wgmma::fence_regs(acc[mb]);
+  if (count == 0) {
+#pragma unroll
+    for (int mb = 0; mb < MB; ++mb)
+#pragma unroll
+      for (int i = 0; i < BM / 2; ++i) acc[mb][i] = 0.f;
+  }
+
+  // Accumulator q of n8 block j of row block mb: weight row 16 * wwarp + g (+8 for q >= 2),
+  // activation row 8j + 2t (+1 for odd q), within that row block's 64 rows.
+  const int g = lane >> 2, t = lane & 3;
+  auto wrow = [&](int mb) { return (wgi * MB + mb) * 64 + wwarp * 16 + g; };
+  if (ws != nullptr) {
+    // Split K: the partial tile is added to the fp32 workspace C^T (n x ldw), one 8-byte
+    // atomic per pair of activation rows.
+#pragma unroll
+    for (int mb = 0; mb < MB; ++mb)
+#pragma unroll
+      for (int j = 0; j < BM / 8; ++j)
+#pragma unroll
+        for (int hi = 0; hi < 2; ++hi) {
+          const int r = n0 + wrow(mb) + 8 * hi, c = m0 + 8 * j + 2 * t;
+          if (r >= n || c >= m) continue;
+          float* dst = ws + r * ldw + c;
+          const float* q = &acc[mb][4 * j + 2 * hi];
+          if (c + 1 < m) atomicAdd(reinterpret_cast<float2*>(dst), make_float2(q[0], q[1]));
+          else atomicAdd(dst, q[0]);
+        }
+    return;
+  }
+  __syncthreads();  // every warpgroup is past its last read of the pipeline buffers
+
+  // (BM, BN) C tile through shared memory, then 16-byte coalesced stores along C's rows.
+  T* out = reinterpret_cast<T*>(smem);
+#pragma unroll
+  for (int mb = 0; mb < MB; ++mb)
+#pragma unroll
+    for (int j = 0; j < BM / 8; ++j) {
+      const int c = 8 * j + 2 * t, r = wrow(mb);
+      out[c * S::kOutStride + r] = from_float(acc[mb][4 * j], T());
+      out[(c + 1) * S::kOutStride + r] = from_float(acc[mb][4 * j + 1], T());
+      out[c * S::kOutStride + r + 8] = from_float(acc[mb][4 * j + 2], T());
+      out[(c + 1) * S::kOutStride + r + 8] = from_float(acc[mb][4 * j + 3], T());
+    }
+  __syncthreads();
+  for (int c = tid; c < BM * kBN / 8; c += kThreads) {
+    const int row = c / (kBN / 8), col = (c % (kBN / 8)) * 8;
+    const int gm = m0 + row, gn = n0 + col;
+    if (gm >= m || gn >= n) continue;
+    const T* src = out + row * S::kOutStride + col;
+    T* dst = C + gm * ldc + gn;
+    if (c_vec && gn + 8 <= n) {
+      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+    } else {
+      for (int q = 0; q < 8 && gn + q < n; ++q) dst[q] = src[q];
+    }
+  }
+}
+
+// cuTensorMapEncodeTiled from the driver, found through the runtime (no libcuda link).
+PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    TESSERA_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || f == nullptr)
+      throw CudaError("tessera::nv24_spmm: the CUDA driver has no cuTensorMapEncodeTiled");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
+  }();
+  return fn;
+}
+
+// Row-major (rows x cols) matrix with row stride `row_bytes`, copied in boxes of
+// (box_cols x box_rows) elements; out-of-range elements read as zero.
+CUtensorMap tensor_map(CUtensorMapDataType type, const void* base, std::int64_t cols, std::int64_t rows,
+                       std::int64_t row_bytes, int box_cols, int box_rows, CUtensorMapSwizzle swizzle) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(row_bytes)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t steps[2] = {1, 1};
+  const CUresult r = encode_tiled()(&map, type, 2, const_cast<void*>(base), dims, strides, box, steps,
+                                    CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw CudaError("tessera::nv24_spmm: cuTensorMapEncodeTiled failed (error " + std::to_string(r) + ", " +
+                    std::to_string(rows) + " x " + std::to_string(cols) + " operand, box " + std::to_string(box_rows) +
+                    " x " + std::to_string(box_cols) + ") (" __FILE__ ")");
+  return map;
+}
+
+template <int MB, int BM, int STAGES, int KSTEP>
+struct WConfig {
+  using S = WShape<MB, BM, STAGES, KSTEP>;
+  static constexpr int kBN = S::kBN;
+  static WgmmaTileInfo info() { return {kBN, BM, kThreads, S::kSmemBytes}; }
+  template <class T>
+  static void launch(const Nv24Args& a, int splits, int split_stages, float* ws, long long ldw, cudaStream_t stream) {
+    auto kernel = nv24_wgmma_kernel<T, MB, BM, STAGES, KSTEP>;
+    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
+    const int tiles_m = static_cast<int>((a.m + BM - 1) / BM), tiles_n = static_cast<int>((a.n + kBN - 1) / kBN);
+    const bool c_vec = a.ldc % 8 == 0 && reinterpret_cast<std::uintptr_t>(a.C) % 16 == 0;
+    const std::int64_t k_tiles = a.k_padded / kKTile;
+    TensorMaps maps{};  // k == 0: no k tile, no copy, no map
+    if (k_tiles > 0) {
+      maps.act = tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT16, a.A, a.k, a.m, a.lda * 2, kKTile, BM,
+                            CU_TENSOR_MAP_SWIZZLE_128B);
+      maps.vals = tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT16, a.vals, a.k_padded / 2, a.n, a.k_padded, kKTile / 2,
+                             kBN, CU_TENSOR_MAP_SWIZZLE_64B);
+      maps.meta = tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT32, a.meta, k_tiles * nv24::kTileWords,
+                             nv24::row_tiles(a.n), k_tiles * nv24::kTileWords * 4, nv24::kTileWords,
+                             kBN / nv24::kRowTile, CU_TENSOR_MAP_SWIZZLE_NONE);
+    }
+    kernel<<<dim3(tiles_m * tiles_n, splits), kThreads, S::kSmemBytes, stream>>>(
+        maps, static_cast<T*>(a.C), a.ldc, static_cast<int>(a.m), static_cast<int>(a.n),
+        static_cast<int>(k_tiles), tiles_m, tiles_n, c_vec, split_stages, ws, ldw);
+    TESSERA_CUDA_CHECK_LAUNCH("nv24_wgmma_kernel");
+  }
+};
+// Two k tiles per wgmma group and block barrier: measured on an H100 (nv24_bench --sweep),
+// 4096^3 went from 790 / 675 / 776 to 822 / 661 / 902 dense-equivalent TFLOP/s (Wide /
+// Square / Tall) and the small-m shapes gained 5-20%.
+using WideTile = WConfig<1, 256, 5, 2>;    // 128 x 256, 5 x 41 KB stages: 1 block per SM
+using SquareTile = WConfig<1, 128, 4, 2>;  // 128 x 128, 4 x 25 KB stages: 2 blocks per SM
+using TallTile = WConfig<2, 128, 6, 2>;    // 256 x 128, 6 x 34 KB stages: 1 block per SM
+
+template <class T>
+void launch(Nv24Tile tile, const Nv24Args& a, int splits, int split_stages, float* ws, long long ldw,
+            cudaStream_t stream) {
+  switch (tile) {
+    case Nv24Tile::HopperWide: return WideTile::launch<T>(a, splits, split_stages, ws, ldw, stream);
+    case Nv24Tile::HopperTall: return TallTile::launch<T>(a, splits, split_stages, ws, ldw, stream);
+    default: return SquareTile::launch<T>(a, splits, split_stages, ws, ldw, stream);
+  }
+}
+
+}  // namespace
+
+WgmmaTileInfo wgmma_tile_info(Nv24Tile tile) {
+  switch (tile) {
+    case Nv24Tile::HopperWide: return WideTile::info();
+    case Nv24Tile::HopperTall: return TallTile::info();
+    default: return SquareTile::info();
+  }
+}
+
+void wgmma_launch(Nv24Tile tile, const Nv24Args& a, int splits, int split_stages, float* ws, long long ldw,
+                  cudaStream_t stream) {
+  if (a.type == Nv24Type::F16) launch<__half>(tile, a, splits, split_stages, ws, ldw, stream);
+  else launch<__nv_bfloat16>(tile, a, splits, split_stages, ws, ldw, stream);
+}
+
+}  // namespace tessera::kernels::cuda::nv24_detail
