@@ -5,7 +5,7 @@
 // Shapes: 4096^3, 8192^3 and the LLM linear-layer set. Prints a Markdown table; each time
 // is the median over 7 samples of 10 back-to-back launches (after warm-up). Every NV24 and
 // cuSPARSELt result is compared with cuBLAS on three sampled rows.
-// Usage: nv24_bench [--quick]
+// Usage: nv24_bench [--quick | --sweep | --sweep-set]
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -173,23 +174,32 @@ int main(int argc, char** argv) {
                      (long long)K, r.nv24, r.cublas, r.lt);
       }
     };
-    if (mode == "--sweep") {
-      // every tile shape on a few shapes (tuning aid)
-      const std::vector<std::array<std::int64_t, 3>> shapes = {{4096, 4096, 4096}, {256, 4096, 4096}, {1024, 5120, 5120},
-                                                               {256, 2048, 5632}, {512, 5120, 13824}, {256, 17920, 6656}};
+    if (mode == "--sweep" || mode == "--sweep-set") {
+      // every tile shape on a few shapes, or the wgmma.sp tiles on the whole set (tuning aids)
+      std::vector<std::array<std::int64_t, 3>> shapes = {{4096, 4096, 4096}, {256, 4096, 4096}, {1024, 5120, 5120},
+                                                         {256, 2048, 5632}, {512, 5120, 13824}, {256, 17920, 6656}};
+      const bool whole_set = mode == "--sweep-set";
+      if (whole_set) {
+        shapes.clear();
+        for (auto [N, K] : llm)
+          for (std::int64_t M : Ms) shapes.push_back({M, N, K});
+      }
+      std::optional<Nv24Host> w;  // pruned once per weight shape
       for (auto [M, N, K] : shapes) {
-        const Nv24Host w = prune_encode(random_mat(K, N, N, Nv24Type::F16, seed++), Nv24Type::F16);
-        DeviceBuf<std::uint16_t> dV(w.vals);
-        DeviceBuf<std::uint32_t> dMeta(w.meta);
+        if (!w || w->k != K || w->n != N)
+          w.emplace(prune_encode(random_mat(K, N, N, Nv24Type::F16, seed++), Nv24Type::F16));
+        DeviceBuf<std::uint16_t> dV(w->vals);
+        DeviceBuf<std::uint32_t> dMeta(w->meta);
         DeviceBuf<__half> dA(static_cast<std::size_t>(M * K)), dC(static_cast<std::size_t>(M * N));
         fill_random<<<1024, 256, 0, stream>>>(dA.p, M * K, seed++);
-        kc::Nv24Args args{Nv24Type::F16, M, N, K, w.kp, dA.p, K, dV.p, dMeta.p, dC.p, N};
+        kc::Nv24Args args{Nv24Type::F16, M, N, K, w->kp, dA.p, K, dV.p, dMeta.p, dC.p, N};
         const kc::Nv24Launch launch = kc::nv24_choose(args);
         std::printf("sweep M=%lld N=%lld K=%lld auto=%s/%d:", (long long)M, (long long)N, (long long)K,
                     kc::to_string(launch.tile), launch.splits);
         const int last_tile = prop.major == 9 && prop.minor == 0 ? 6 : 3;  // the wgmma.sp tiles on Hopper
-        for (int t = 1; t <= last_tile; ++t)
-          for (int splits : {1, 2, 4}) {
+        for (int t = whole_set ? 4 : 1; t <= last_tile; ++t)
+          for (int splits : {1, 2, 3, 4}) {
+            if (splits == 3 && !whole_set) continue;
             const float ms = median_ms([&] { kc::nv24_spmm(args, stream, kc::Nv24Tile(t), splits); }, stream);
             std::printf(" [%s/%d %.4f ms %.0f TF]", kc::to_string(kc::Nv24Tile(t)), splits, ms,
                         2.0 * M * N * K / (ms * 1e-3) / 1e12);

@@ -294,15 +294,18 @@ bool is_hopper_tile(Nv24Tile t) {
 }
 
 // Tuning constants of the time model below, fitted to H100 runs of perf_tests/nv24
-// (nv24_bench --sweep): relative throughput of a full multiprocessor for each tile shape
-// (about 400, 360 and 220 dense-equivalent TFLOP/s at 4096^3 for the mma.sp tiles; 820, 660
-// and 900 for the wgmma.sp Wide, Square and Tall tiles, Tall losing 2-12% to Wide below
-// m = 4096), and the cost of the split-K reduction per output element and split (8-byte
-// atomic) and per output element (zeroing + finalize), in units of one (tile element x k
-// tile of 64) of the Large shape's main loop.
+// (nv24_bench --sweep for the mma.sp tiles, --sweep-set for the wgmma.sp ones): relative
+// throughput of a full multiprocessor for each tile shape (about 400, 360 and 220
+// dense-equivalent TFLOP/s at 4096^3 for the mma.sp tiles; 810, 680 and 930 for the
+// wgmma.sp Wide, Square and Tall tiles, Tall behind Wide below m = 2048), and the cost of
+// the split-K reduction per output element and split (8-byte atomic) and per output element
+// (zeroing + finalize), in units of one (tile element x k tile of 64) of the Large shape's
+// main loop. The wgmma.sp constants minimise the geometric-mean loss of the chosen
+// (tile, split) against the fastest one over the LLM set (4.3% -> 1.1% on those sweeps).
 constexpr double kLargeRate = 1.0, kMediumRate = 0.9, kSmallRate = 0.55;
-constexpr double kHopperWideRate = 2.1, kHopperSquareRate = 1.7, kHopperTallRate = 2.0, kHopperTallLargeMRate = 2.3;
-constexpr double kSplitCostPerElement = 0.044, kReduceCostPerElement = 0.1;
+constexpr double kHopperWideRate = 2.3, kHopperSquareRate = 1.7, kHopperTallRate = 1.8, kHopperTallLargeMRate = 2.4;
+constexpr std::int64_t kHopperTallLargeM = 2048;
+constexpr double kSplitCostPerElement = 0.044, kHopperSplitCostPerElement = 0.1, kReduceCostPerElement = 0.1;
 constexpr int kMaxSplits = 8;
 
 // A block tile as the time model sees it: bn x bm outputs, ksub k tiles of 64 per pipeline
@@ -313,6 +316,7 @@ struct TileModel {
   int bn, bm, ksub, smem_bytes;
   double rate;
   bool lone_full_rate = false;
+  double split_cost = kSplitCostPerElement;
 
   std::int64_t blocks(const Nv24Args& a) const { return ((a.m + bm - 1) / bm) * ((a.n + bn - 1) / bn); }
   std::int64_t k_stages(const Nv24Args& a) const { return (a.k_padded / kKTile + ksub - 1) / ksub; }
@@ -330,7 +334,7 @@ struct TileModel {
     const std::int64_t waves = (blocks(a) * splits + d.sms * per - 1) / (d.sms * per);
     const std::int64_t stages = (k_stages(a) + splits - 1) / splits;
     const double reduce =
-        splits > 1 ? static_cast<double>(a.m * a.n) * (kSplitCostPerElement * splits + kReduceCostPerElement) : 0.0;
+        splits > 1 ? static_cast<double>(a.m * a.n) * (split_cost * splits + kReduceCostPerElement) : 0.0;
     return static_cast<double>(waves * stages * per) * bn * bm * ksub / rate + reduce;
   }
   // The best split count and its estimated time; each split keeps at least two stages.
@@ -398,9 +402,9 @@ using SmallTile = Config<64, 64, 2, 2, 4, 1>;     // 4 warps of 32 x 32, 50 KB
 TileModel hopper_model(Nv24Tile t, const Nv24Args& a) {
   const nv24_detail::WgmmaTileInfo i = nv24_detail::wgmma_tile_info(t);
   const double rate = t == Nv24Tile::HopperWide   ? kHopperWideRate
-                      : t == Nv24Tile::HopperTall ? (a.m >= 4096 ? kHopperTallLargeMRate : kHopperTallRate)
+                      : t == Nv24Tile::HopperTall ? (a.m >= kHopperTallLargeM ? kHopperTallLargeMRate : kHopperTallRate)
                                                   : kHopperSquareRate;
-  return {i.bn, i.bm, 1, i.smem_bytes, rate, true};
+  return {i.bn, i.bm, 1, i.smem_bytes, rate, true, kHopperSplitCostPerElement};
 }
 
 template <class T>

@@ -24,11 +24,11 @@ __device__ __forceinline__ void block_tile(int tiles_m, int tiles_n, int& tm, in
   tn = (blockIdx.x % per_group) / group_m;
 }
 
-// The sm_90a kernel (nv24_spmm_wgmma.cu): a block of two warpgroups computes 128 weight rows
-// x BM activation rows. Host-side facts the launch choice needs, and the launch itself:
-// blocks of the tiles_m x tiles_n grid along x, `splits` K splits along y, each running
-// split_stages k tiles; ws != nullptr: partial tiles are added to the fp32 workspace
-// (C^T, n x ldw) instead of written to C.
+// The sm_90a kernel (nv24_spmm_wgmma.cu): a block of two warpgroups and a producer warp
+// computes bn weight rows x bm activation rows. Host-side facts the launch choice needs, and
+// the launch itself: blocks of the tiles_m x tiles_n grid along x, `splits` K splits along
+// y, each running split_stages k tiles; ws != nullptr: partial tiles are added to the fp32
+// workspace (C^T, n x ldw) instead of written to C.
 struct WgmmaTileInfo {
   int bn, bm, threads, smem_bytes;
 };

@@ -5,16 +5,17 @@
 // through matrix descriptors; the NV24 metadata tiles are wgmma.sp's metadata registers as
 // stored (tessera/formats/nv24/layout.hpp; checked by perf_tests/nv24/nv24_wgmma_probe).
 //
-// A block of two warpgroups computes BN = 2 x 64 x MB weight rows (MB row blocks of 64 per
-// warpgroup) x BM activation rows. Per k tile of 64, one thread stages with bulk tensor
-// copies (TMA, completing on the stage's mbarrier) into a STAGES-deep ring:
+// A block of two consumer warpgroups computes BN = 2 x 64 x MB weight rows (MB row blocks
+// of 64 per warpgroup) x BM activation rows. Per k tile of 64, a producer warp stages with
+// bulk tensor copies (TMA, completing on the stage's "full" mbarrier) into a STAGES-deep
+// ring, each slot reused once the 8 consumer warps arrived on its "empty" mbarrier:
 //   * A: BM rows x 64 k = 128 B per row, 128-byte swizzle (chunk c of row r at c ^ (r % 8));
 //   * W's values: BN rows x 32 compressed = 64 B per row, 64-byte swizzle
 //     (chunk c of row r at c ^ (r / 2 % 4));
 //   * the BN / 16 metadata tiles of those rows (32 words each).
 // Each warpgroup issues 2 x MB wgmma.sp per k tile (k32 halves: sparsity selectors 0 and 1,
-// one metadata word per thread and row block), KSTEP k tiles per wgmma group, while the
-// copies of the next tiles are in flight.
+// one metadata word per thread and row block), KSTEP k tiles per wgmma group, one group kept
+// in flight while the next is issued and the copies of the next tiles land.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
@@ -39,7 +40,8 @@ namespace tessera::kernels::cuda::nv24_detail {
 namespace {
 
 constexpr int kKTile = nv24::kKTile;
-constexpr int kThreads = 256;  // two warpgroups
+constexpr int kThreads = 256;                // two consumer warpgroups
+constexpr int kBlockThreads = kThreads + 32;  // + one producer warp
 static_assert(kKTile == 64 && nv24::kRowTile == 16 && nv24::kTileWords == 32,
               "one k tile of 64 = one 128-byte activation row = two wgmma.sp k32");
 
@@ -56,7 +58,7 @@ struct WShape {
   static constexpr int kSmemBytes = std::max(STAGES * kStageBytes, kOutBytes) + 1024;
   static_assert(kStageBytes % 1024 == 0, "every stage's activation tile 1024-byte aligned");
   static_assert(BM == 128 || BM == 256, "wgmma N");
-  static_assert(STAGES >= 2 * KSTEP, "KSTEP stages in the tensor cores, KSTEP loading");
+  static_assert(STAGES >= 2 * KSTEP, "a group in flight, the next issued: both held until the first retires");
   static_assert(KSTEP == 1 || KSTEP == 2, "a first odd tile is the only partial step");
 };
 
@@ -68,14 +70,15 @@ struct TensorMaps {
 };
 
 template <class T, int MB, int BM, int STAGES, int KSTEP>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(kBlockThreads, 1)
     nv24_wgmma_kernel(const __grid_constant__ TensorMaps maps, T* __restrict__ C, long long ldc, int m, int n,
                       int k_tiles, int tiles_m, int tiles_n, bool c_vec, int split_stages, float* __restrict__ ws,
                       long long ldw) {
   using S = WShape<MB, BM, STAGES, KSTEP>;
   constexpr int kBN = S::kBN;
   extern __shared__ unsigned char smem_raw[];
-  __shared__ std::uint64_t full[STAGES];  // stage s holds its tile (copies complete)
+  __shared__ std::uint64_t full[STAGES];   // stage s holds its tile (copies complete)
+  __shared__ std::uint64_t empty[STAGES];  // the 8 consumer warps are done with stage s
   unsigned char* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
   const int tid = threadIdx.x, lane = tid & 31, wgi = tid >> 7, wwarp = (tid >> 5) & 3;
   int tm, tn;
@@ -86,7 +89,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto stage_vals = [&](int s) { return stage_act(s) + S::kActBytes; };
   auto stage_meta = [&](int s) { return reinterpret_cast<const unsigned*>(stage_vals(s) + S::kValsBytes); };
 
-  // Issued by thread 0: one copy per operand, rows past m / n and k past the tensor zero-
+  // Issued by the producer: one copy per operand, rows past m / n and k past the tensor zero-
   // filled (rows of W past n: zero values and zero metadata, results dropped).
   auto load = [&](int kt, int s) {
     wgmma::mbarrier_arrive_expect_tx(&full[s], S::kStageBytes);
@@ -104,34 +107,38 @@ __global__ void __launch_bounds__(kThreads, 1)
   float acc[MB][BM / 2];
 
   if (tid == 0) {
-    for (int s = 0; s < STAGES; ++s) wgmma::mbarrier_init(&full[s], 1);
+    for (int s = 0; s < STAGES; ++s) {
+      wgmma::mbarrier_init(&full[s], 1);
+      wgmma::mbarrier_init(&empty[s], kThreads / 32);
+    }
     wgmma::mbarrier_init_fence();
   }
   __syncthreads();
-  if (tid == 0)
-    for (int s = 0; s < STAGES - KSTEP && s < count; ++s) load(kt0 + s, s);
-  // Step i (U tiles: i .. i + U - 1, U = KSTEP but for a first odd tile): once every
-  // warpgroup retired the wgmma group of the previous step, thread 0 issues the copies of
-  // tiles i + STAGES - KSTEP .. i + STAGES - KSTEP + U - 1 into the slots of tiles already
-  // consumed; as each tile lands, two wgmma.sp per row block (k32 halves) on it, all in one
-  // group (no data-dependent wgmma: ptxas would serialize them). The in-flight wgmma reads
-  // its scalar operands late (seen on an H100: products went wrong when they changed under
-  // it), so
-  //   * the metadata registers are loaded only once the previous group retired (wait_group
-  //     0: the compiler reuses the same registers at every step);
-  //   * `first` (the block's first step, whose first wgmma ignores the accumulators) is a
-  //     compile-time scale-d, not a run-time predicate.
-  auto step = [&](int i, auto first, auto tiles) {
-    constexpr int U = decltype(tiles)::value;
-    wgmma::wait<0>();
-    __syncthreads();  // every warpgroup retired the tiles before i: their slots are free
-    if (tid == 0)
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int j = i + STAGES - KSTEP + u;
-        if (j < count) load(kt0 + j, j % STAGES);
+  if (tid >= kThreads) {
+    // Producer warp: one lane issues every tile of this block into the ring, each into a
+    // slot once the consumer warps released the tile before it there.
+    if (tid == kThreads)
+      for (int j = 0; j < count; ++j) {
+        const int s = j % STAGES;
+        if (j >= STAGES) wgmma::mbarrier_wait(&empty[s], (j / STAGES - 1) & 1);
+        load(kt0 + j, s);
       }
-    unsigned e[U][MB];
+    return;
+  }
+  // Consumers, step i (U tiles: i .. i + U - 1, U = KSTEP but for a first odd tile): as each
+  // tile lands, two wgmma.sp per row block (k32 halves) on it, all in one group (no
+  // data-dependent wgmma: ptxas would serialize them), then wait for the previous group only,
+  // so one group stays in the tensor cores while the next is prepared, and release the
+  // previous group's slots to the producer. The in-flight wgmma reads its metadata register
+  // late (seen on an H100: products went wrong when it changed under it), so the steps
+  // alternate between two metadata arrays and each keeps the other one's registers alive
+  // until that group retired: the compiler cannot give both the same registers. `first`
+  // (the block's first step, whose first wgmma ignores the accumulators) is a compile-time
+  // scale-d.
+  int released = 0;
+  unsigned meta_a[KSTEP][MB] = {}, meta_b[KSTEP][MB] = {};
+  auto step = [&](int i, auto first, auto tiles, unsigned (&e)[KSTEP][MB], unsigned (&in_flight)[KSTEP][MB]) {
+    constexpr int U = decltype(tiles)::value;
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const int s = (i + u) % STAGES;
@@ -158,16 +165,28 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
     wgmma::commit();
+    wgmma::wait<1>();  // the previous group retired
+#pragma unroll
+    for (int u = 0; u < KSTEP; ++u)
+#pragma unroll
+      for (int mb = 0; mb < MB; ++mb) asm volatile("" ::"r"(in_flight[u][mb]));
+    for (; released < i; ++released)
+      if (lane == 0) wgmma::mbarrier_arrive(&empty[released % STAGES]);
   };
   using One = std::integral_constant<int, 1>;
   using Full = std::integral_constant<int, KSTEP>;
   const int head = count % KSTEP;  // a first step of one tile when count is odd (KSTEP 2)
-  if (head == 1) step(0, std::true_type(), One());
-  else if (count > 0) step(0, std::true_type(), Full());
-  for (int i = head == 1 ? 1 : KSTEP; i < count; i += KSTEP) step(i, std::false_type(), Full());
+  if (head == 1) step(0, std::true_type(), One(), meta_a, meta_b);
+  else if (count > 0) step(0, std::true_type(), Full(), meta_a, meta_b);
+  for (int i = head == 1 ? 1 : KSTEP; i < count; i += 2 * KSTEP) {
+    step(i, std::false_type(), Full(), meta_b, meta_a);
+    if (i + KSTEP < count) step(i + KSTEP, std::false_type(), Full(), meta_a, meta_b);
+  }
   wgmma::wait<0>();
 #pragma unroll
   for (int mb = 0; mb < MB; ++mb) wgmma::fence_regs(acc[mb]);
+  // The 256 consumer threads only: the producer warp has left.
+  auto consumers_sync = [] { asm volatile("bar.sync 1, %0;\n" ::"n"(kThreads) : "memory"); };
   if (count == 0) {
 #pragma unroll
     for (int mb = 0; mb < MB; ++mb)
@@ -197,7 +216,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
     return;
   }
-  __syncthreads();  // every warpgroup is past its last read of the pipeline buffers
+  consumers_sync();  // every warpgroup is past its last read of the pipeline buffers
 
   // (BM, BN) C tile through shared memory, then 16-byte coalesced stores along C's rows.
   T* out = reinterpret_cast<T*>(smem);
@@ -211,7 +230,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       out[c * S::kOutStride + r + 8] = from_float(acc[mb][4 * j + 2], T());
       out[(c + 1) * S::kOutStride + r + 8] = from_float(acc[mb][4 * j + 3], T());
     }
-  __syncthreads();
+  consumers_sync();
   for (int c = tid; c < BM * kBN / 8; c += kThreads) {
     const int row = c / (kBN / 8), col = (c % (kBN / 8)) * 8;
     const int gm = m0 + row, gn = n0 + col;
@@ -262,7 +281,7 @@ template <int MB, int BM, int STAGES, int KSTEP>
 struct WConfig {
   using S = WShape<MB, BM, STAGES, KSTEP>;
   static constexpr int kBN = S::kBN;
-  static WgmmaTileInfo info() { return {kBN, BM, kThreads, S::kSmemBytes}; }
+  static WgmmaTileInfo info() { return {kBN, BM, kBlockThreads, S::kSmemBytes}; }
   template <class T>
   static void launch(const Nv24Args& a, int splits, int split_stages, float* ws, long long ldw, cudaStream_t stream) {
     auto kernel = nv24_wgmma_kernel<T, MB, BM, STAGES, KSTEP>;
@@ -280,17 +299,19 @@ struct WConfig {
                              nv24::row_tiles(a.n), k_tiles * nv24::kTileWords * 4, nv24::kTileWords,
                              kBN / nv24::kRowTile, CU_TENSOR_MAP_SWIZZLE_NONE);
     }
-    kernel<<<dim3(tiles_m * tiles_n, splits), kThreads, S::kSmemBytes, stream>>>(
+    kernel<<<dim3(tiles_m * tiles_n, splits), kBlockThreads, S::kSmemBytes, stream>>>(
         maps, static_cast<T*>(a.C), a.ldc, static_cast<int>(a.m), static_cast<int>(a.n),
         static_cast<int>(k_tiles), tiles_m, tiles_n, c_vec, split_stages, ws, ldw);
     TESSERA_CUDA_CHECK_LAUNCH("nv24_wgmma_kernel");
   }
 };
-// Two k tiles per wgmma group and block barrier: measured on an H100 (nv24_bench --sweep),
-// 4096^3 went from 790 / 675 / 776 to 822 / 661 / 902 dense-equivalent TFLOP/s (Wide /
-// Square / Tall) and the small-m shapes gained 5-20%.
-using WideTile = WConfig<1, 256, 5, 2>;    // 128 x 256, 5 x 41 KB stages: 1 block per SM
-using SquareTile = WConfig<1, 128, 4, 2>;  // 128 x 128, 4 x 25 KB stages: 2 blocks per SM
+// Producer warp, per-slot release and one wgmma group in flight (nv24_bench --sweep on an
+// H100, vs the block barrier with two k tiles per group): a group in flight holds its slots
+// longer, so the rings of 4-5 stages lose their lookahead with two k tiles per group (Wide /
+// Square 10-20% slower) and gain with one (up to 15% at m = 256-1024); the 6-stage Tall tile
+// keeps two (4096^3 and small m 3-19% faster).
+using WideTile = WConfig<1, 256, 5, 1>;    // 128 x 256, 5 x 41 KB stages: 1 block per SM
+using SquareTile = WConfig<1, 128, 4, 1>;  // 128 x 128, 4 x 25 KB stages: 2 blocks per SM
 using TallTile = WConfig<2, 128, 6, 2>;    // 256 x 128, 6 x 34 KB stages: 1 block per SM
 
 template <class T>
