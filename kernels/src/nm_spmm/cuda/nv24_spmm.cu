@@ -23,6 +23,8 @@
 namespace tessera::kernels::cuda {
 namespace {
 using nv24_detail::from_float;
+using nv24_detail::put_fragment;
+using nv24_detail::store_c_tile;
 
 constexpr int kKTile = nv24::kKTile;
 constexpr int kValsPerRow = kKTile / 2;  // compressed values of one row per k tile (32 = 4 x 16 B)
@@ -226,24 +228,10 @@ __global__ void __launch_bounds__(WN* WM * 32)
 #pragma unroll
     for (int j = 0; j < S::kFragM; ++j) {
       const int r = wn * S::kWarpN + i * 16 + g, c = wm * S::kWarpM + j * 8 + 2 * t;
-      out[c * S::kOutStride + r] = from_float(acc[i][j][0], T());
-      out[(c + 1) * S::kOutStride + r] = from_float(acc[i][j][1], T());
-      out[c * S::kOutStride + r + 8] = from_float(acc[i][j][2], T());
-      out[(c + 1) * S::kOutStride + r + 8] = from_float(acc[i][j][3], T());
+      put_fragment(out, S::kOutStride, r, c, acc[i][j][0], acc[i][j][1], acc[i][j][2], acc[i][j][3]);
     }
   __syncthreads();
-  for (int c = tid; c < BM * BN / 8; c += S::kThreads) {
-    const int row = c / (BN / 8), col = (c % (BN / 8)) * 8;
-    const int gm = m0 + row, gn = n0 + col;
-    if (gm >= m || gn >= n) continue;
-    const T* src = out + row * S::kOutStride + col;
-    T* dst = C + gm * ldc + gn;
-    if (c_vec && gn + 8 <= n) {
-      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
-    } else {
-      for (int q = 0; q < 8 && gn + q < n; ++q) dst[q] = src[q];
-    }
-  }
+  store_c_tile<BM, BN>(out, S::kOutStride, C, ldc, m0, n0, m, n, c_vec, tid, S::kThreads);
 }
 
 // C (m x n) = the split-K workspace W^T (n x ldw, fp32), transposed through shared memory.

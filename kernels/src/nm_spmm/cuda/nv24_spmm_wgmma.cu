@@ -225,24 +225,11 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 #pragma unroll
     for (int j = 0; j < BM / 8; ++j) {
       const int c = 8 * j + 2 * t, r = wrow(mb);
-      out[c * S::kOutStride + r] = from_float(acc[mb][4 * j], T());
-      out[(c + 1) * S::kOutStride + r] = from_float(acc[mb][4 * j + 1], T());
-      out[c * S::kOutStride + r + 8] = from_float(acc[mb][4 * j + 2], T());
-      out[(c + 1) * S::kOutStride + r + 8] = from_float(acc[mb][4 * j + 3], T());
+      put_fragment(out, S::kOutStride, r, c, acc[mb][4 * j], acc[mb][4 * j + 1], acc[mb][4 * j + 2],
+                   acc[mb][4 * j + 3]);
     }
   consumers_sync();
-  for (int c = tid; c < BM * kBN / 8; c += kThreads) {
-    const int row = c / (kBN / 8), col = (c % (kBN / 8)) * 8;
-    const int gm = m0 + row, gn = n0 + col;
-    if (gm >= m || gn >= n) continue;
-    const T* src = out + row * S::kOutStride + col;
-    T* dst = C + gm * ldc + gn;
-    if (c_vec && gn + 8 <= n) {
-      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
-    } else {
-      for (int q = 0; q < 8 && gn + q < n; ++q) dst[q] = src[q];
-    }
-  }
+  store_c_tile<BM, kBN>(out, S::kOutStride, C, ldc, m0, n0, m, n, c_vec, tid, kThreads);
 }
 
 // cuTensorMapEncodeTiled from the driver, found through the runtime (no libcuda link).
