@@ -129,7 +129,8 @@ TYPED_TEST(Spgemm, DenseRowOutputPlacements) {
   for (const auto& c : tessera_test::edge_case_matrices(12)) cases.emplace_back(c.coo, tessera::reference::shifted_transpose(c.coo));
   // Wide rows: output columns spread over 300000 (many 4096-column words of the
   // ordering bitmap), with the first and last columns and both sides of word edges;
-  // and a product whose one row covers nearly all of its 5000 columns.
+  // a row of two columns 999999 apart; and a product whose one row covers nearly all
+  // of its 5000 columns.
   HostCoo<double> wide_left = tessera_test::random_coo({200, 90}, 2000, 47);
   HostCoo<double> wide_right = tessera_test::random_coo({90, 300000}, 1500, 48);
   for (auto [i, j] : {std::pair<std::int64_t, std::int64_t>{0, 0}, {0, 1}}) {
@@ -142,6 +143,14 @@ TYPED_TEST(Spgemm, DenseRowOutputPlacements) {
     wide_right.values.push_back(0.25);
   }
   cases.emplace_back(wide_left, wide_right);
+  HostCoo<double> pair_left, far_right;
+  pair_left.shape = {1, 2};
+  pair_left.coords = {0, 0, 0, 1};
+  pair_left.values = {2.0, 3.0};
+  far_right.shape = {2, 1000000};
+  far_right.coords = {0, 999999, 1, 0};
+  far_right.values = {5.0, 7.0};
+  cases.emplace_back(pair_left, far_right);
   cases.emplace_back(tessera_test::random_coo({1, 50}, 50, 49), tessera_test::random_coo({50, 5000}, 20000, 50));
   // Banded: B's rows fold many columns into each 32-column block (the symbolic pass
   // counts by blocks); columns 0 and 299 sit at block edges.
