@@ -72,39 +72,6 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const void* tensor_map, i
       "l"(tensor_map), "r"(c0), "r"(c1), "r"(smem_addr(bar))
       : "memory");
 }
-// The same copy delivered to every block of the cluster in `cta_mask`, at dst's offset in each
-// block's shared memory, completing `bytes` on the mbarrier at bar's offset in each of them.
-__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const void* tensor_map, int c0, int c1,
-                                                      std::uint64_t* bar, std::uint16_t cta_mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(
-          smem_addr(dst)),
-      "l"(tensor_map), "r"(c0), "r"(c1), "r"(smem_addr(bar)), "h"(cta_mask)
-      : "memory");
-}
-// This block's rank in its cluster.
-__device__ __forceinline__ unsigned cluster_rank() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-  return r;
-}
-// The cluster barrier in two halves (every thread of every block of the cluster arrives, then
-// waits): what each wrote before its arrival is seen by all after their wait.
-__device__ __forceinline__ void cluster_arrive() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
-}
-__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }
-// This thread's arrival on the mbarrier at bar's offset in block `cta` of the cluster. Its
-// release is at block scope: a cluster-scope release (.release.cluster) halved the NV24 kernel's
-// speed on an H100 (it seems to wait for the wgmma still in flight); the reads it announces
-// are of wgmma groups that already retired.
-__device__ __forceinline__ void mbarrier_arrive_cluster(std::uint64_t* bar, unsigned cta) {
-  asm volatile(
-      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_addr(bar)),
-      "r"(cta)
-      : "memory");
-}
 // Pins accumulator registers in place across wgmma boundaries (no reordering by the compiler).
 template <int R>
 __device__ __forceinline__ void fence_regs(float (&d)[R]) {

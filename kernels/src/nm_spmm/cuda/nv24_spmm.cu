@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(WN* WM * 32)
   const int wn = warp % WN, wm = warp / WN;
 
   int tm, tn;
-  nv24_detail::block_tile(blockIdx.x, tiles_m, tiles_n, tm, tn);
+  nv24_detail::block_tile(tiles_m, tiles_n, tm, tn);
   const int m0 = tm * BM, n0 = tn * BN;
   const long long vals_ld = static_cast<long long>(k_tiles) * kValsPerRow;
   const int row_tiles = (n + nv24::kRowTile - 1) / nv24::kRowTile;

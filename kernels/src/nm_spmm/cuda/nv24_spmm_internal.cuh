@@ -44,15 +44,15 @@ __device__ __forceinline__ void store_c_tile(const T* out, int stride, T* C, lon
   }
 }
 
-// Grouped rasterization of the (tiles_m x tiles_n) output tiles over the linear block index
-// `b`: 8 consecutive blocks along m share the weight tile in L2.
-__device__ __forceinline__ void block_tile(int b, int tiles_m, int tiles_n, int& tm, int& tn) {
+// Grouped rasterization of the (tiles_m x tiles_n) output tiles over blockIdx.x: 8
+// consecutive blocks along m share the weight tile in L2.
+__device__ __forceinline__ void block_tile(int tiles_m, int tiles_n, int& tm, int& tn) {
   constexpr int kGroupM = 8;
   const int per_group = kGroupM * tiles_n;
-  const int group = b / per_group, first_m = group * kGroupM;
+  const int group = blockIdx.x / per_group, first_m = group * kGroupM;
   const int group_m = min(tiles_m - first_m, kGroupM);
-  tm = first_m + (b % per_group) % group_m;
-  tn = (b % per_group) / group_m;
+  tm = first_m + (blockIdx.x % per_group) % group_m;
+  tn = (blockIdx.x % per_group) / group_m;
 }
 
 // The sm_90a kernel (nv24_spmm_wgmma.cu): a block of two warpgroups and a producer warp

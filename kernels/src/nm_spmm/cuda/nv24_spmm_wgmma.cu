@@ -45,14 +45,8 @@ constexpr int kBlockThreads = kThreads + 32;  // + one producer warp
 static_assert(kKTile == 64 && nv24::kRowTile == 16 && nv24::kTileWords == 32,
               "one k tile of 64 = one 128-byte activation row = two wgmma.sp k32");
 
-// Which operand two blocks of a cluster share (each copies half of it into both, one TMA
-// multicast): none (no cluster); the activation tile (the pair sits side by side along n);
-// or the weight's values and metadata (the pair sits side by side along m).
-enum class Share { None, Act, Weight };
-
-template <int MB, int BM, int STAGES, int KSTEP, Share SHARE>
+template <int MB, int BM, int STAGES, int KSTEP>
 struct WShape {
-  static constexpr int kCluster = SHARE == Share::None ? 1 : 2;
   static constexpr int kBN = 2 * 64 * MB;                                     // weight rows per block
   static constexpr int kActBytes = BM * kKTile * 2;                           // (BM, 64), 128-B swizzle
   static constexpr int kValsBytes = kBN * kKTile;                             // (BN, 32) x 2 B, 64-B swizzle
@@ -66,46 +60,29 @@ struct WShape {
   static_assert(BM == 128 || BM == 256, "wgmma N");
   static_assert(STAGES >= 2 * KSTEP, "a group in flight, the next issued: both held until the first retires");
   static_assert(KSTEP == 1 || KSTEP == 2, "a first odd tile is the only partial step");
-  // The box each block copies: half the shared operand's rows, at a 1024-byte multiple of
-  // its tile (the 128-B / 64-B swizzle patterns repeat every 1024 / 512 bytes).
-  static constexpr int kActBoxRows = SHARE == Share::Act ? BM / 2 : BM;
-  static constexpr int kWeightBoxRows = SHARE == Share::Weight ? kBN / 2 : kBN;
-  static_assert(kActBoxRows * 128 % 1024 == 0 && kWeightBoxRows * 64 % 1024 == 0, "halves keep the swizzle");
 };
 
 // The three operands as bulk-tensor-copy maps (built on the host, passed by value).
 struct TensorMaps {
-  CUtensorMap act;   // A: (k, m) of 2-byte elements, box (64, act box rows), 128-byte swizzle
-  CUtensorMap vals;  // W's values: (k_padded / 2, n), box (32, weight box rows), 64-byte swizzle
-  CUtensorMap meta;  // metadata tiles: (k_tiles * 32, row tiles) words, box (32, weight box rows / 16)
+  CUtensorMap act;   // A: (k, m) of 2-byte elements, box (64, BM), 128-byte swizzle
+  CUtensorMap vals;  // W's values: (k_padded / 2, n), box (32, BN), 64-byte swizzle
+  CUtensorMap meta;  // metadata tiles: (k_tiles * 32, row tiles) words, box (32, BN / 16)
 };
 
-template <class T, int MB, int BM, int STAGES, int KSTEP, Share SHARE>
+template <class T, int MB, int BM, int STAGES, int KSTEP>
 __global__ void __launch_bounds__(kBlockThreads, 1)
     nv24_wgmma_kernel(const __grid_constant__ TensorMaps maps, T* __restrict__ C, long long ldc, int m, int n,
                       int k_tiles, int tiles_m, int tiles_n, bool c_vec, int split_stages, float* __restrict__ ws,
                       long long ldw) {
-  using S = WShape<MB, BM, STAGES, KSTEP, SHARE>;
-  constexpr int kBN = S::kBN, kCluster = S::kCluster;
+  using S = WShape<MB, BM, STAGES, KSTEP>;
+  constexpr int kBN = S::kBN;
   extern __shared__ unsigned char smem_raw[];
   __shared__ std::uint64_t full[STAGES];   // stage s holds its tile (copies complete)
-  __shared__ std::uint64_t empty[STAGES];  // the consumer warps of the cluster are done with stage s
+  __shared__ std::uint64_t empty[STAGES];  // the 8 consumer warps are done with stage s
   unsigned char* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
   const int tid = threadIdx.x, lane = tid & 31, wgi = tid >> 7, wwarp = (tid >> 5) & 3;
-  // A pair's blocks are consecutive along x (the grid is padded to whole pairs; a block past
-  // the edge still copies its half of the shared operand, its own reads are zero-filled and
-  // its results dropped).
-  const unsigned rank = kCluster > 1 ? wgmma::cluster_rank() : 0u;
   int tm, tn;
-  if constexpr (SHARE == Share::Act) {
-    block_tile(blockIdx.x / 2, tiles_m, (tiles_n + 1) / 2, tm, tn);
-    tn = 2 * tn + rank;
-  } else if constexpr (SHARE == Share::Weight) {
-    block_tile(blockIdx.x / 2, (tiles_m + 1) / 2, tiles_n, tm, tn);
-    tm = 2 * tm + rank;
-  } else {
-    block_tile(blockIdx.x, tiles_m, tiles_n, tm, tn);
-  }
+  block_tile(tiles_m, tiles_n, tm, tn);
   const int m0 = tm * BM, n0 = tn * kBN;
 
   auto stage_act = [&](int s) { return smem + s * S::kStageBytes; };
@@ -114,26 +91,12 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 
   // Issued by the producer: one copy per operand, rows past m / n and k past the tensor zero-
   // filled (rows of W past n: zero values and zero metadata, results dropped).
-  // A shared operand: this block copies its half into both blocks of the pair, whose "full"
-  // barriers each count the whole stage.
   auto load = [&](int kt, int s) {
     wgmma::mbarrier_arrive_expect_tx(&full[s], S::kStageBytes);
-    if constexpr (SHARE == Share::Act) {
-      const int half = rank * S::kActBoxRows;
-      wgmma::tma_load_2d_multicast(stage_act(s) + half * 128, &maps.act, kt * kKTile, m0 + half, &full[s], 3);
-    } else {
-      wgmma::tma_load_2d(stage_act(s), &maps.act, kt * kKTile, m0, &full[s]);
-    }
-    unsigned char* meta = stage_vals(s) + S::kValsBytes;
-    if constexpr (SHARE == Share::Weight) {
-      const int half = rank * S::kWeightBoxRows;
-      wgmma::tma_load_2d_multicast(stage_vals(s) + half * 64, &maps.vals, kt * (kKTile / 2), n0 + half, &full[s], 3);
-      wgmma::tma_load_2d_multicast(meta + half / nv24::kRowTile * nv24::kTileWords * 4, &maps.meta,
-                                   kt * nv24::kTileWords, (n0 + half) / nv24::kRowTile, &full[s], 3);
-    } else {
-      wgmma::tma_load_2d(stage_vals(s), &maps.vals, kt * (kKTile / 2), n0, &full[s]);
-      wgmma::tma_load_2d(meta, &maps.meta, kt * nv24::kTileWords, n0 / nv24::kRowTile, &full[s]);
-    }
+    wgmma::tma_load_2d(stage_act(s), &maps.act, kt * kKTile, m0, &full[s]);
+    wgmma::tma_load_2d(stage_vals(s), &maps.vals, kt * (kKTile / 2), n0, &full[s]);
+    wgmma::tma_load_2d(stage_vals(s) + S::kValsBytes, &maps.meta, kt * nv24::kTileWords, n0 / nv24::kRowTile,
+                       &full[s]);
   };
 
   // Split blockIdx.y runs k tiles [kt0, kt1).
@@ -146,39 +109,20 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
       wgmma::mbarrier_init(&full[s], 1);
-      wgmma::mbarrier_init(&empty[s], kCluster * kThreads / 32);
+      wgmma::mbarrier_init(&empty[s], kThreads / 32);
     }
     wgmma::mbarrier_init_fence();
   }
-  // The pair's barriers are initialised before either block arrives on or copies into the
-  // other's. Each thread arrives on the cluster barrier again once it is done with the
-  // other block (its last remote arrival) and waits on it before it leaves, so neither
-  // block's shared memory goes away while the other may still reach it.
-  if constexpr (kCluster > 1) {
-    wgmma::cluster_arrive();
-    wgmma::cluster_wait();
-  } else {
-    __syncthreads();
-  }
-  auto done_with_pair = [] {
-    if constexpr (kCluster > 1) wgmma::cluster_arrive();
-  };
-  auto leave = [] {
-    if constexpr (kCluster > 1) wgmma::cluster_wait();
-  };
+  __syncthreads();
   if (tid >= kThreads) {
     // Producer warp: one lane issues every tile of this block into the ring, each into a
-    // slot once the consumer warps (of both blocks, when the pair shares it) released the
-    // tile before it there.
+    // slot once the consumer warps released the tile before it there.
     if (tid == kThreads)
       for (int j = 0; j < count; ++j) {
         const int s = j % STAGES;
         if (j >= STAGES) wgmma::mbarrier_wait(&empty[s], (j / STAGES - 1) & 1);
         load(kt0 + j, s);
       }
-    __syncwarp();
-    done_with_pair();
-    leave();
     return;
   }
   // Consumers, step i (U tiles: i .. i + U - 1, U = KSTEP but for a first odd tile): as each
@@ -227,10 +171,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 #pragma unroll
       for (int mb = 0; mb < MB; ++mb) asm volatile("" ::"r"(in_flight[u][mb]));
     for (; released < i; ++released)
-      if (lane == 0) {
-        wgmma::mbarrier_arrive(&empty[released % STAGES]);
-        if constexpr (kCluster > 1) wgmma::mbarrier_arrive_cluster(&empty[released % STAGES], rank ^ 1u);
-      }
+      if (lane == 0) wgmma::mbarrier_arrive(&empty[released % STAGES]);
   };
   using One = std::integral_constant<int, 1>;
   using Full = std::integral_constant<int, KSTEP>;
@@ -244,7 +185,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   wgmma::wait<0>();
 #pragma unroll
   for (int mb = 0; mb < MB; ++mb) wgmma::fence_regs(acc[mb]);
-  done_with_pair();
   // The 256 consumer threads only: the producer warp has left.
   auto consumers_sync = [] { asm volatile("bar.sync 1, %0;\n" ::"n"(kThreads) : "memory"); };
   if (count == 0) {
@@ -274,7 +214,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
           if (c + 1 < m) atomicAdd(reinterpret_cast<float2*>(dst), make_float2(q[0], q[1]));
           else atomicAdd(dst, q[0]);
         }
-    leave();
     return;
   }
   consumers_sync();  // every warpgroup is past its last read of the pipeline buffers
@@ -291,7 +230,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     }
   consumers_sync();
   store_c_tile<BM, kBN>(out, S::kOutStride, C, ldc, m0, n0, m, n, c_vec, tid, kThreads);
-  leave();
 }
 
 // cuTensorMapEncodeTiled from the driver, found through the runtime (no libcuda link).
@@ -326,47 +264,31 @@ CUtensorMap tensor_map(CUtensorMapDataType type, const void* base, std::int64_t 
   return map;
 }
 
-template <int MB, int BM, int STAGES, int KSTEP, Share SHARE>
+template <int MB, int BM, int STAGES, int KSTEP>
 struct WConfig {
-  using S = WShape<MB, BM, STAGES, KSTEP, SHARE>;
+  using S = WShape<MB, BM, STAGES, KSTEP>;
   static constexpr int kBN = S::kBN;
   static WgmmaTileInfo info() { return {kBN, BM, kBlockThreads, S::kSmemBytes}; }
   template <class T>
   static void launch(const Nv24Args& a, int splits, int split_stages, float* ws, long long ldw, cudaStream_t stream) {
-    auto kernel = nv24_wgmma_kernel<T, MB, BM, STAGES, KSTEP, SHARE>;
+    auto kernel = nv24_wgmma_kernel<T, MB, BM, STAGES, KSTEP>;
     TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
     const int tiles_m = static_cast<int>((a.m + BM - 1) / BM), tiles_n = static_cast<int>((a.n + kBN - 1) / kBN);
     const bool c_vec = a.ldc % 8 == 0 && reinterpret_cast<std::uintptr_t>(a.C) % 16 == 0;
     const std::int64_t k_tiles = a.k_padded / kKTile;
     TensorMaps maps{};  // k == 0: no k tile, no copy, no map
     if (k_tiles > 0) {
-      maps.act = tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT16, a.A, a.k, a.m, a.lda * 2, kKTile, S::kActBoxRows,
+      maps.act = tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT16, a.A, a.k, a.m, a.lda * 2, kKTile, BM,
                             CU_TENSOR_MAP_SWIZZLE_128B);
       maps.vals = tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT16, a.vals, a.k_padded / 2, a.n, a.k_padded, kKTile / 2,
-                             S::kWeightBoxRows, CU_TENSOR_MAP_SWIZZLE_64B);
+                             kBN, CU_TENSOR_MAP_SWIZZLE_64B);
       maps.meta = tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT32, a.meta, k_tiles * nv24::kTileWords,
                              nv24::row_tiles(a.n), k_tiles * nv24::kTileWords * 4, nv24::kTileWords,
-                             S::kWeightBoxRows / nv24::kRowTile, CU_TENSOR_MAP_SWIZZLE_NONE);
+                             kBN / nv24::kRowTile, CU_TENSOR_MAP_SWIZZLE_NONE);
     }
-    // Pairs: whole pairs along n (Share::Act) or m (Share::Weight), launched as 2-block clusters.
-    const int pairs_or_tiles = SHARE == Share::Act      ? 2 * tiles_m * ((tiles_n + 1) / 2)
-                               : SHARE == Share::Weight ? 2 * ((tiles_m + 1) / 2) * tiles_n
-                                                        : tiles_m * tiles_n;
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(pairs_or_tiles, splits);
-    config.blockDim = dim3(kBlockThreads);
-    config.dynamicSmemBytes = S::kSmemBytes;
-    config.stream = stream;
-    cudaLaunchAttribute cluster{};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = S::kCluster;
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = 1;
-    config.attrs = &cluster;
-    config.numAttrs = 1;
-    TESSERA_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, maps, static_cast<T*>(a.C), a.ldc, static_cast<int>(a.m),
-                                          static_cast<int>(a.n), static_cast<int>(k_tiles), tiles_m, tiles_n, c_vec,
-                                          split_stages, ws, ldw));
+    kernel<<<dim3(tiles_m * tiles_n, splits), kBlockThreads, S::kSmemBytes, stream>>>(
+        maps, static_cast<T*>(a.C), a.ldc, static_cast<int>(a.m), static_cast<int>(a.n),
+        static_cast<int>(k_tiles), tiles_m, tiles_n, c_vec, split_stages, ws, ldw);
     TESSERA_CUDA_CHECK_LAUNCH("nv24_wgmma_kernel");
   }
 };
@@ -375,10 +297,9 @@ struct WConfig {
 // longer, so the rings of 4-5 stages lose their lookahead with two k tiles per group (Wide /
 // Square 10-20% slower) and gain with one (up to 15% at m = 256-1024); the 6-stage Tall tile
 // keeps two (4096^3 and small m 3-19% faster).
-// Pairs sharing the weight (Share::Weight) as measured; Share::Act was measured the same way.
-using WideTile = WConfig<1, 256, 5, 1, Share::Weight>;    // 128 x 256, 5 x 41 KB stages: 1 block per SM
-using SquareTile = WConfig<1, 128, 4, 1, Share::Weight>;  // 128 x 128, 4 x 25 KB stages: 2 blocks per SM
-using TallTile = WConfig<2, 128, 6, 2, Share::Weight>;    // 256 x 128, 6 x 34 KB stages: 1 block per SM
+using WideTile = WConfig<1, 256, 5, 1>;    // 128 x 256, 5 x 41 KB stages: 1 block per SM
+using SquareTile = WConfig<1, 128, 4, 1>;  // 128 x 128, 4 x 25 KB stages: 2 blocks per SM
+using TallTile = WConfig<2, 128, 6, 2>;    // 256 x 128, 6 x 34 KB stages: 1 block per SM
 
 template <class T>
 void launch(Nv24Tile tile, const Nv24Args& a, int splits, int split_stages, float* ws, long long ldw,
