@@ -109,7 +109,7 @@ constexpr int kNarrowGridBlocksPerSm = 4;
 // Plans whose work items all have at most this many nonzeros run the kernel variant with
 // the small (or medium) staging area, which leaves more of the SM's unified 256 KB to L1 (on
 // H100 both fp16 at BN = 64 and TF32 at BN = 32 are register-bound, at 9 and 8 blocks per SM,
-// with any of the three). With the unpadded stages (TcTile) the medium area ran 1.03-1.12x
+// with any of the three). With the unpadded stages (TcTile) the medium area ran 1.02-1.11x
 // faster (own time, H100, N = 64 and 256) on the matrices whose plans pick it (nh2010,
 // delaunay_n16, cage10, ca-CondMat, ex9, EX5, r05).
 constexpr int kShortItemNnz = 48;
