@@ -166,9 +166,10 @@ int main(int argc, char** argv) {
           run_config(A, *plan, tc16, n, left, 0.5, -2.0, 200 + n);
           run_config(A, *plan, tc32, n, left, -1.5, 0.25, 300 + n);
         }
-      // Fixed segment sizes: largest work items (long pipelines) and smallest (windows split
+      // Fixed segment sizes: largest work items (long pipelines), 128 (the kernel's medium
+      // staging area where no window is split into longer items) and smallest (windows split
       // over every warp of a block).
-      for (int seg : {kc::kSegmentNnz, kc::kChunkNnz}) {
+      for (int seg : {kc::kSegmentNnz, 128, kc::kChunkNnz}) {
         auto fixed = kc::TcaPlan::build(A.pos.data(), A.rows, seg);
         for (auto n : {7, 64, 256})
           for (const Config* c : {&tc16, &tc32}) run_config(A, *fixed, *c, n, false, 1.0, 0.5, 400 + n + seg);

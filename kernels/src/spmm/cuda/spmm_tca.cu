@@ -107,18 +107,20 @@ constexpr int kStages = 2;
 // on matrices of a few thousand rows; on large ones the narrow tile cost up to 16 %).
 constexpr int kNarrowGridBlocksPerSm = 4;
 // Plans whose work items all have at most this many nonzeros run the kernel variant with
-// the small staging area, which leaves more of the SM's unified 256 KB to L1 (on H100, fp16
-// at BN = 64 fits 9 blocks per SM with either, register-bound; TF32 at BN = 32 fits 7 blocks
-// with the 256-nnz staging and 8 with the small one).
+// the small (or medium) staging area, which leaves more of the SM's unified 256 KB to L1 (on
+// H100 both fp16 at BN = 64 and TF32 at BN = 32 are register-bound, at 9 and 8 blocks per SM,
+// with any of the three). With the unpadded stages (TcTile) the medium area ran 1.02-1.11x
+// faster (own time, H100, N = 64 and 256) on the matrices whose plans pick it (nh2010,
+// delaunay_n16, cage10, ca-CondMat, ex9, EX5, r05).
 constexpr int kShortItemNnz = 48;
+constexpr int kMediumItemNnz = 128;
 
 // CAP: largest work item (nonzeros) the per-warp shared-memory staging holds; a small CAP
 // keeps the footprint (and so the occupancy) of plans whose items are all short.
 template <class T, int BN, int CAP>
 struct TcTile {
   static constexpr int kVec = 16 / int(sizeof(T));          // elements per 16-byte load
-  static constexpr int kRowStride = BN + 8;                 // staged B row (elements), padded vs bank conflicts
-  static constexpr int kStageElems = kChunkNnz * kRowStride;  // (kChunkNnz, BN) + pad
+  static constexpr int kStageElems = kChunkNnz * BN;        // (kChunkNnz, BN), swizzled (below)
   static constexpr int kOutStride = BN + 4;                 // output tile row (floats)
   static constexpr int kVecPerRow = BN / kVec;
   static constexpr int kLoadsPerLane = kChunkNnz * kVecPerRow / 32;
@@ -131,6 +133,21 @@ struct TcTile {
   static_assert(kStageBytes % 16 == 0 && kWarpSmemBytes % 16 == 0, "16-byte aligned regions");
   static_assert(CAP % kChunkNnz == 0 && CAP <= kSegmentNnz, "whole chunks staged");
   static_assert(kWindowRows == 8 && kChunkNnz == 16, "MMA shape: window rows = N = 8, chunk = K = 16");
+  // Element offset of the 16-byte column chunk cv of staged row k. Rows are not padded: chunk
+  // cv is stored at cv ^ swizzle(k), so the rows read together hit distinct banks (fp16/bf16:
+  // the 8 rows of one ldmatrix matrix; TF32: rows t4 = 0..3 of one quarter-warp's 16-byte
+  // loads). Without the 8-element pad a TF32 warp holds 1 KB less (8 blocks per SM instead of
+  // 7 with the 256-nnz staging) and every variant leaves more shared memory to L1. The XOR on
+  // the whole offset (cv * kVec < BN, a power of two) keeps the copy offsets affine in the
+  // load index, so fp16 at BN = 64 keeps its 56 registers.
+  __device__ static int swizzle(int k) {
+    if constexpr (sizeof(T) == 4) return 2 * (k & 3);
+    else if constexpr (kVecPerRow >= 8) return k & 7;
+    else return (k >> 1) & 3;
+  }
+  __device__ static int at(int k, int cv) { return (k * BN + cv * kVec) ^ (swizzle(k) * kVec); }
+  static_assert(sizeof(T) == 4 ? kVecPerRow % 8 == 0 : (kVecPerRow % 8 == 0 || kVecPerRow == 4),
+                "the swizzle stays inside the row");
 };
 
 // One warp's work: nonzeros [begin, end) (at most kSegmentNnz) of the window starting at
@@ -160,7 +177,7 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
   const WorkItem it = items[blockIdx.x * kBlockWarps + warp];
   const int group = item_group(it.meta);
   unsigned char* wsm = smem_raw + warp * Tile::kWarpSmemBytes;
-  T* stage = reinterpret_cast<T*>(wsm);                             // (kStages, 16, kRowStride)
+  T* stage = reinterpret_cast<T*>(wsm);                             // (kStages, 16, BN)
   int* s_crd = reinterpret_cast<int*>(wsm + Tile::kStageBytes);     // (CAP)
   T* s_val = reinterpret_cast<T*>(s_crd + CAP);                     // (CAP)
   float* O = reinterpret_cast<float*>(stage);                       // (kWindowRows, kOutStride), after the loop
@@ -215,7 +232,7 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
         const int kr = q < cnt ? s_crd[q] : -1;
         const bool ok = kr >= 0 && col < n_load;
         const T* src = ok ? B + static_cast<long long>(kr) * ldb + col : B;
-        cp_async_16_ca(dst + k * Tile::kRowStride + cv * Tile::kVec, src, ok ? 16 : 0);
+        cp_async_16_ca(dst + Tile::at(k, cv), src, ok ? 16 : 0);
       }
     };
     // MMA-B values of chunk c held by this thread: K slots (fp16/bf16) 2t4, 2t4+1, 2t4+8, 2t4+9,
@@ -256,16 +273,17 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
       load_vals(c, vcur);
       cp_async_wait<kStages - 1>();
       __syncwarp();
-      const T* S = stage + (c % kStages) * Tile::kStageElems;  // (16, kRowStride): S[k][m]
+      const T* S = stage + (c % kStages) * Tile::kStageElems;  // (16, BN): S[k][m] at Tile::at(k, m / kVec)
       if constexpr (sizeof(T) == 2) {
         const unsigned b[2] = {pack2(Elem<T>::from_acc(vcur[0]), Elem<T>::from_acc(vcur[1])),
                                pack2(Elem<T>::from_acc(vcur[2]), Elem<T>::from_acc(vcur[3]))};
         // ldmatrix.trans row addresses: matrices (m 0-7,k 0-7), (m 8-15,k 0-7), (m 0-7,k 8-15), (m 8-15,k 8-15)
-        const int lk = (lane & 7) + ((lane >> 4) << 3), lm = ((lane >> 3) & 1) * 8;
+        // (m-tile mt's chunk is (2 mt + h) ^ swizzle = c0 ^ 2 mt: one XOR per ldmatrix)
+        const int lk = (lane & 7) + ((lane >> 4) << 3), c0 = ((lane >> 3) & 1) ^ Tile::swizzle(lk);
 #pragma unroll
         for (int mt = 0; mt < BN / 16; ++mt) {
           unsigned a[4];
-          ldmatrix_x4_trans(a, S + lk * Tile::kRowStride + mt * 16 + lm);
+          ldmatrix_x4_trans(a, S + lk * BN + (c0 ^ (2 * mt)) * Tile::kVec);
           mma_16816(acc[mt], a, b, T());
         }
       } else {
@@ -274,11 +292,12 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
 #pragma unroll
         for (int kk = 0; kk < 2; ++kk) {
           const unsigned b[2] = {to_tf32(vcur[2 * kk]), to_tf32(vcur[2 * kk + 1])};
-          const float* Sk = reinterpret_cast<const float*>(S) + (kk * 8 + t4) * Tile::kRowStride;
+          const float* Sf = reinterpret_cast<const float*>(S);
+          const int k = kk * 8 + t4;
 #pragma unroll
           for (int pr = 0; pr < BN / 32; ++pr) {
-            const float4 lo4 = *reinterpret_cast<const float4*>(Sk + pr * 32 + 4 * g);
-            const float4 hi4 = *reinterpret_cast<const float4*>(Sk + 4 * Tile::kRowStride + pr * 32 + 4 * g);
+            const float4 lo4 = *reinterpret_cast<const float4*>(Sf + Tile::at(k, pr * 8 + g));
+            const float4 hi4 = *reinterpret_cast<const float4*>(Sf + Tile::at(k + 4, pr * 8 + g));
             const unsigned a0[4] = {to_tf32(lo4.x), to_tf32(lo4.y), to_tf32(hi4.x), to_tf32(hi4.y)};
             const unsigned a1[4] = {to_tf32(lo4.z), to_tf32(lo4.w), to_tf32(hi4.z), to_tf32(hi4.w)};
             mma_1688_tf32(acc[2 * pr], a0, b);
@@ -452,9 +471,11 @@ void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream)
   DeviceBuffer<float> ws(ws_count, stream, ws_count ? workspace_pool() : nullptr);
   if (ws_count) TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, ws_count * sizeof(float), stream));
   const bool short_items = st.max_item_nnz <= kShortItemNnz;
+  const bool medium_items = st.max_item_nnz <= kMediumItemNnz;
   auto launch = [&](auto bn) {
     constexpr int BN = decltype(bn)::value;
     if (short_items) launch_tensor_core<T, BN, kShortItemNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
+    else if (medium_items) launch_tensor_core<T, BN, kMediumItemNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
     else launch_tensor_core<T, BN, kSegmentNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
   };
   using Narrow = std::integral_constant<int, 32>;
