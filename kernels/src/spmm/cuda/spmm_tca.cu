@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <cstdio>
@@ -50,6 +51,12 @@ struct Elem<__nv_bfloat16> {
   using acc = float;
   __device__ static float to_acc(__nv_bfloat16 x) { return __bfloat162float(x); }
   __device__ static __nv_bfloat16 from_acc(float x) { return __float2bfloat16_rn(x); }
+};
+
+// Four consecutive elements of C, stored with one 8-byte (fp16/bf16) or 16-byte (fp32) access.
+template <class T>
+struct alignas(4 * sizeof(T)) Vec4 {
+  T e[4];
 };
 
 // ---------------------------------------------------------------------------------
@@ -163,12 +170,15 @@ __host__ __device__ constexpr int item_rank(int meta) { return meta & 3; }
 __host__ __device__ constexpr int item_group(int meta) { return (meta >> 2) & 7; }
 __host__ __device__ constexpr int item_split(int meta) { return (meta >> 5) - 1; }
 
+// The minimum blocks per SM keep the register counts the kernels had before the vectorised
+// epilogue (fp16/bf16 56 at BN = 64, 48 at BN = 32; TF32 at most 64): without them ptxas
+// took 64-72 and each variant lost one resident block.
 template <class T, int BN, int CAP>
-__global__ void __launch_bounds__(kBlockWarps * 32)
+__global__ void __launch_bounds__(kBlockWarps * 32, sizeof(T) == 2 ? (BN == 64 ? 9 : 10) : 8)
     tca_tensor_core_kernel(const WorkItem* __restrict__ items, const int* __restrict__ pos,
                            const int* __restrict__ crd, const T* __restrict__ vals, const T* __restrict__ B,
                            long long ldb, T* __restrict__ C, long long ldc_row, long long ldc_col, int rows, int n,
-                           int n_load, float alpha, float beta, float* __restrict__ ws) {
+                           int n_load, float alpha, float beta, float* __restrict__ ws, bool c_vec) {
   using Tile = TcTile<T, BN, CAP>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -327,23 +337,45 @@ __global__ void __launch_bounds__(kBlockWarps * 32)
   if (group == 0) return;
 
   // Epilogue: the group's warps sum their tiles (group leader = warp - rank) and store
-  // rows of the window, element idx by warp rank + 32 * lane ...; coalesced along rows.
+  // rows of the window, four consecutive columns per thread (quad idx by warp rank + 32 *
+  // lane ...), coalesced along rows: one 16-byte shared-memory read per tile and, where C's
+  // rows are contiguous and aligned (c_vec), one 8- or 16-byte store. Element by element, this
+  // loop was about a fifth of the kernel's instructions on matrices of short work items.
   const int rank = item_rank(it.meta), split = item_split(it.meta);
   const unsigned char* group_smem = smem_raw + (warp - rank) * Tile::kWarpSmemBytes;
-  for (int idx = rank * 32 + lane; idx < kWindowRows * BN; idx += group * 32) {
-    const int r = idx / BN, cc = idx % BN;
+  constexpr int kQuadsPerRow = BN / 4;
+  static_assert(Tile::kOutStride % 4 == 0, "16-byte aligned output rows");
+  for (int idx = rank * 32 + lane; idx < kWindowRows * kQuadsPerRow; idx += group * 32) {
+    const int r = idx / kQuadsPerRow, cc = (idx % kQuadsPerRow) * 4;
     const int row = it.row0 + r, col = j0 + cc;
     if (row >= rows || col >= n) continue;
-    float v = 0.f;
-    for (int w = 0; w < group; ++w)
-      v += reinterpret_cast<const float*>(group_smem + w * Tile::kWarpSmemBytes)[r * Tile::kOutStride + cc];
+    float v[4] = {0.f, 0.f, 0.f, 0.f};
+    for (int w = 0; w < group; ++w) {
+      const float4 o = *reinterpret_cast<const float4*>(group_smem + w * Tile::kWarpSmemBytes +
+                                                        (r * Tile::kOutStride + cc) * sizeof(float));
+      v[0] += o.x, v[1] += o.y, v[2] += o.z, v[3] += o.w;
+    }
+    const int cols = min(4, n - col);
     if (split >= 0) {
-      atomicAdd(ws + (static_cast<long long>(split) * kWindowRows + r) * n + col, v);
+      float* dst = ws + (static_cast<long long>(split) * kWindowRows + r) * n + col;
+      for (int q = 0; q < cols; ++q) atomicAdd(dst + q, v[q]);
+      continue;
+    }
+    T* out = C + row * ldc_row + col * ldc_col;
+    if (c_vec && cols == 4) {
+      Vec4<T> y;
+      if (beta != 0.f) y = *reinterpret_cast<const Vec4<T>*>(out);
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        y.e[q] = Elem<T>::from_acc(beta != 0.f ? alpha * v[q] + beta * Elem<T>::to_acc(y.e[q]) : alpha * v[q]);
+      *reinterpret_cast<Vec4<T>*>(out) = y;
     } else {
-      T* out = C + row * ldc_row + col * ldc_col;
-      float y = alpha * v;
-      if (beta != 0.f) y += beta * Elem<T>::to_acc(*out);
-      *out = Elem<T>::from_acc(y);
+      for (int q = 0; q < cols; ++q) {
+        T* o = out + q * ldc_col;
+        float y = alpha * v[q];
+        if (beta != 0.f) y += beta * Elem<T>::to_acc(*o);
+        *o = Elem<T>::from_acc(y);
+      }
     }
   }
 }
@@ -439,10 +471,13 @@ void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long 
   if (blocks == 0) return;
   if (blocks > 0x7fffffffLL) throw Error("spmm_tca: too many work items for one grid");
   const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>((a.n + BN - 1) / BN));
+  // C's rows contiguous, every row start aligned for the epilogue's 4-element stores
+  const bool c_vec = a.c_col_stride == 1 && a.c_row_stride % 4 == 0 &&
+                     reinterpret_cast<std::uintptr_t>(a.C) % (4 * sizeof(T)) == 0;
   tca_tensor_core_kernel<T, BN, CAP><<<grid, kBlockWarps * 32, smem, stream>>>(
       static_cast<const WorkItem*>(plan.items()), a.pos, a.crd, static_cast<const T*>(a.vals), B, ldb,
       static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride, static_cast<int>(a.rows), static_cast<int>(a.n), n_load,
-      static_cast<float>(a.alpha), static_cast<float>(a.beta), ws);
+      static_cast<float>(a.alpha), static_cast<float>(a.beta), ws, c_vec);
   TESSERA_CUDA_CHECK_LAUNCH("tca_tensor_core_kernel");
 }
 
