@@ -91,13 +91,6 @@ __device__ __forceinline__ unsigned to_tf32(float x) {
   asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
   return r;
 }
-template <class T>
-__device__ __forceinline__ unsigned pack2(T lo, T hi) {
-  unsigned short l, h;
-  memcpy(&l, &lo, 2);
-  memcpy(&h, &hi, 2);
-  return static_cast<unsigned>(l) | (static_cast<unsigned>(h) << 16);
-}
 
 // ---------------------------------------------------------------------------------
 // Tensor-core kernel.
@@ -231,33 +224,33 @@ __global__ void __launch_bounds__(kBlockWarps * 32, sizeof(T) == 2 ? (BN == 64 ?
     // Stage chunk c's gathered B rows: (16 nonzeros) x (BN columns), 16-byte copies that
     // allocate in L1: the warps of an SM gather the same B rows again and again (mesh and
     // banded neighbours, hot columns), and L2 alone serves them at a fraction of L1's rate.
+    // Each lane copies column chunk cv of kLoadsPerLane consecutive rows, so one vector
+    // shared-memory read fetches all their column ids.
+    using CrdVec = std::conditional_t<Tile::kLoadsPerLane == 4, int4, int2>;
+    static_assert(Tile::kLoadsPerLane * sizeof(int) == sizeof(CrdVec), "one vector read of the lane's column ids");
+    const int k_first = (lane / Tile::kVecPerRow) * Tile::kLoadsPerLane, cv = lane % Tile::kVecPerRow;
+    const int col = j0 + cv * Tile::kVec;
+    const bool col_ok = col < n_load;
     auto issue = [&](int c) {
       T* dst = stage + (c % kStages) * Tile::kStageElems;
+      const int q0 = c * kChunkNnz + k_first;
+      const CrdVec kv = *reinterpret_cast<const CrdVec*>(s_crd + q0);
+      const int* krs = reinterpret_cast<const int*>(&kv);
 #pragma unroll
       for (int i = 0; i < Tile::kLoadsPerLane; ++i) {
-        const int v = lane + 32 * i;
-        const int k = v / Tile::kVecPerRow, cv = v % Tile::kVecPerRow;
-        const int col = j0 + cv * Tile::kVec;
-        const int q = c * kChunkNnz + k;
-        const int kr = q < cnt ? s_crd[q] : -1;
-        const bool ok = kr >= 0 && col < n_load;
-        const T* src = ok ? B + static_cast<long long>(kr) * ldb + col : B;
+        const int k = k_first + i;
+        const bool ok = q0 + i < cnt && col_ok;
+        const T* src = ok ? B + static_cast<long long>(krs[i]) * ldb + col : B;
         cp_async_16_ca(dst + Tile::at(k, cv), src, ok ? 16 : 0);
       }
     };
-    // MMA-B values of chunk c held by this thread: K slots (fp16/bf16) 2t4, 2t4+1, 2t4+8, 2t4+9,
-    // (tf32) t4, t4+4, 8+t4, 12+t4; zero unless the nonzero is in window row g.
+    // TF32 MMA-B values of chunk c held by this thread: K slots t4, t4+4, 8+t4, 12+t4; zero
+    // unless the nonzero is in window row g (fp16/bf16 read theirs in pairs, below).
     auto load_vals = [&](int c, float (&v)[4]) {
       const int base = c * kChunkNnz;
-      int off[4];
-      if constexpr (sizeof(T) == 2) {
-        off[0] = 2 * t4; off[1] = 2 * t4 + 1; off[2] = 2 * t4 + 8; off[3] = 2 * t4 + 9;
-      } else {
-        off[0] = t4; off[1] = t4 + 4; off[2] = t4 + 8; off[3] = t4 + 12;
-      }
 #pragma unroll
       for (int q = 0; q < 4; ++q) {
-        const int p = base + off[q];
+        const int p = base + t4 + 4 * q;
         v[q] = (p >= lo && p < hi) ? Elem<T>::to_acc(s_val[p]) : 0.f;
       }
     };
@@ -280,13 +273,20 @@ __global__ void __launch_bounds__(kBlockWarps * 32, sizeof(T) == 2 ? (BN == 64 ?
       if (cn < nchunks) issue(cn);
       cp_async_commit();
       float vcur[4];
-      load_vals(c, vcur);
+      if constexpr (sizeof(T) == 4) load_vals(c, vcur);
       cp_async_wait<kStages - 1>();
       __syncwarp();
       const T* S = stage + (c % kStages) * Tile::kStageElems;  // (16, BN): S[k][m] at Tile::at(k, m / kVec)
       if constexpr (sizeof(T) == 2) {
-        const unsigned b[2] = {pack2(Elem<T>::from_acc(vcur[0]), Elem<T>::from_acc(vcur[1])),
-                               pack2(Elem<T>::from_acc(vcur[2]), Elem<T>::from_acc(vcur[3]))};
+        // The two value pairs (K slots 2t4, 2t4+1 and 2t4+8, 2t4+9) as stored, each half
+        // kept only if its nonzero is in window row g.
+        unsigned b[2];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int p = c * kChunkNnz + 2 * t4 + 8 * h;
+          const unsigned pair = *reinterpret_cast<const unsigned*>(s_val + p);
+          b[h] = pair & ((p >= lo && p < hi ? 0x0000FFFFu : 0u) | (p + 1 >= lo && p + 1 < hi ? 0xFFFF0000u : 0u));
+        }
         // ldmatrix.trans row addresses: matrices (m 0-7,k 0-7), (m 8-15,k 0-7), (m 0-7,k 8-15), (m 8-15,k 8-15)
         // (m-tile mt's chunk is (2 mt + h) ^ swizzle = c0 ^ 2 mt: one XOR per ldmatrix)
         const int lk = (lane & 7) + ((lane >> 4) << 3), c0 = ((lane >> 3) & 1) ^ Tile::swizzle(lk);
