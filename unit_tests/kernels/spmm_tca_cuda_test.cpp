@@ -2,7 +2,8 @@
 // cores (fp16, and float through TF32 when allowed), the CUDA-core row split, and
 // Auto, against the double-precision reference. Inputs are rounded to the tested
 // precision before the reference sees them, so the bounds measure accumulation and
-// output rounding: fp16 output rounds at 2^-11 relative, TF32 products at 2^-11.
+// output rounding: fp16 output rounds at 2^-11 relative; TF32 products carry the values
+// rounded (2^-11) and B truncated (2^-10) by the tensor core.
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
 
