@@ -60,6 +60,22 @@ TEST(SpmmTca, TensorCoreHalfOnEveryRealMatrix) {
   }
 }
 
+// 3 M nonzeros: the plan's automatic segments are long (kWideTileSegmentNnz) on any GPU of up
+// to about 1400 multiprocessors, so fp16 at N = 128 and 256 runs the 128-column tiles and TF32
+// at N > 32 the 64-column ones, which the small edge cases above never reach.
+TEST(SpmmTca, TensorCoreWideTilesOnALargeMatrix) {
+  const SpmmOptions tc{SpmmAlgorithm::TensorCore}, tf32{SpmmAlgorithm::TensorCore, /*allow_tf32=*/true};
+  const auto coo = tessera_test::random_coo({200000, 120000}, 3000000, 12);
+  for (std::int64_t n : {128, 256}) {
+    check_spmm<Half, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 1.0, 0.0, 13, "wide_half", tc, kHalfTolerance);
+    check_spmm<Half, Kokkos::LayoutLeft, Kokkos::Cuda>(coo, n, 0.5, 1.5, 14, "wide_half", tc, kHalfTolerance);
+  }
+  for (std::int64_t n : {64, 256}) {
+    check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 1.0, 0.0, 15, "wide_tf32", tf32, kTf32Tolerance);
+    check_spmm<float, Kokkos::LayoutLeft, Kokkos::Cuda>(coo, n, 2.0, -1.0, 16, "wide_tf32", tf32, kTf32Tolerance);
+  }
+}
+
 TEST(SpmmTca, AutoPicksAnAlgorithmAndIsRight) {
   const auto coo = tessera_test::random_coo({3000, 2000}, 30000, 9);
   const auto A = tessera::from_coo<Half, tessera::CSR, Kokkos::Cuda>(coo);

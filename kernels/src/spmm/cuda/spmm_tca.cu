@@ -106,6 +106,14 @@ constexpr int kStages = 2;
 // many blocks per SM: a small problem then runs twice as many, half as long blocks (up to 1.2x
 // on matrices of a few thousand rows; on large ones the narrow tile cost up to 16 %).
 constexpr int kNarrowGridBlocksPerSm = 4;
+// Plans whose segments (the automatic size grows with nnz per SM) reach this many nonzeros
+// run twice as wide tiles, 128 columns for fp16/bf16 and 64 for TF32: a warp then stages
+// its item's column ids and values and masks each chunk's values once per 8 MMAs instead
+// of 4 (TF32: 4 instead of 2). Over 27 matrices on H100 (own time, N = 64 / 128 / 256) the
+// wide tiles ran 1.04-1.15x faster on those with long segments (wave, soc-Slashdot0902,
+// email-Enron, bcsstk16) and up to 15% slower on those with short ones (r05, 176bit,
+// nh2010, ca-CondMat), which lose a third of their resident warps (80 registers).
+constexpr int kWideTileSegmentNnz = 128;
 // Plans whose work items all have at most this many nonzeros run the kernel variant with
 // the small (or medium) staging area, which leaves more of the SM's unified 256 KB to L1 (on
 // H100 both fp16 at BN = 64 and TF32 at BN = 32 are register-bound, at 9 and 8 blocks per SM,
@@ -165,9 +173,16 @@ __host__ __device__ constexpr int item_split(int meta) { return (meta >> 5) - 1;
 
 // The minimum blocks per SM keep the register counts the kernels had before the vectorised
 // epilogue (fp16/bf16 56 at BN = 64, 48 at BN = 32; TF32 at most 64): without them ptxas
-// took 64-72 and each variant lost one resident block.
+// took 64-72 and each variant lost one resident block. The widest tiles (fp16/bf16 128,
+// TF32 64 columns) hold 34-40 KB of shared memory per block, so 6 blocks is all an SM can
+// take of them anyway.
+constexpr int min_blocks_per_sm(int elem_bytes, int bn) {
+  if (elem_bytes == 2) return bn == 32 ? 10 : bn == 64 ? 9 : 6;
+  return bn == 32 ? 8 : 6;
+}
+
 template <class T, int BN, int CAP>
-__global__ void __launch_bounds__(kBlockWarps * 32, sizeof(T) == 2 ? (BN == 64 ? 9 : 10) : 8)
+__global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T), BN))
     tca_tensor_core_kernel(const WorkItem* __restrict__ items, const int* __restrict__ pos,
                            const int* __restrict__ crd, const T* __restrict__ vals, const T* __restrict__ B,
                            long long ldb, T* __restrict__ C, long long ldc_row, long long ldc_col, int rows, int n,
@@ -224,23 +239,23 @@ __global__ void __launch_bounds__(kBlockWarps * 32, sizeof(T) == 2 ? (BN == 64 ?
     // Stage chunk c's gathered B rows: (16 nonzeros) x (BN columns), 16-byte copies that
     // allocate in L1: the warps of an SM gather the same B rows again and again (mesh and
     // banded neighbours, hot columns), and L2 alone serves them at a fraction of L1's rate.
-    // Each lane copies column chunk cv of kLoadsPerLane consecutive rows, so one vector
-    // shared-memory read fetches all their column ids.
-    using CrdVec = std::conditional_t<Tile::kLoadsPerLane == 4, int4, int2>;
-    static_assert(Tile::kLoadsPerLane * sizeof(int) == sizeof(CrdVec), "one vector read of the lane's column ids");
+    // Each lane copies column chunk cv of kLoadsPerLane consecutive rows, so vector
+    // shared-memory reads (one per 4 rows) fetch all their column ids.
+    struct alignas(sizeof(int) * Tile::kLoadsPerLane) LaneIds {
+      int k[Tile::kLoadsPerLane];
+    };
     const int k_first = (lane / Tile::kVecPerRow) * Tile::kLoadsPerLane, cv = lane % Tile::kVecPerRow;
     const int col = j0 + cv * Tile::kVec;
     const bool col_ok = col < n_load;
     auto issue = [&](int c) {
       T* dst = stage + (c % kStages) * Tile::kStageElems;
       const int q0 = c * kChunkNnz + k_first;
-      const CrdVec kv = *reinterpret_cast<const CrdVec*>(s_crd + q0);
-      const int* krs = reinterpret_cast<const int*>(&kv);
+      const LaneIds ids = *reinterpret_cast<const LaneIds*>(s_crd + q0);
 #pragma unroll
       for (int i = 0; i < Tile::kLoadsPerLane; ++i) {
         const int k = k_first + i;
         const bool ok = q0 + i < cnt && col_ok;
-        const T* src = ok ? B + static_cast<long long>(krs[i]) * ldb + col : B;
+        const T* src = ok ? B + static_cast<long long>(ids.k[i]) * ldb + col : B;
         cp_async_16_ca(dst + Tile::at(k, cv), src, ok ? 16 : 0);
       }
     };
@@ -518,12 +533,21 @@ void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream)
     else if (medium_items) launch_tensor_core<T, BN, kMediumItemNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
     else launch_tensor_core<T, BN, kSegmentNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
   };
-  using Narrow = std::integral_constant<int, 32>;
-  using Wide = std::integral_constant<int, 64>;
-  const long long wide_blocks = st.blocks * ((a.n + Wide::value - 1) / Wide::value);
-  if constexpr (sizeof(T) == 4) launch(Narrow{});  // TF32: 32-column tiles only (see kNarrowGridBlocksPerSm)
-  else if (a.n <= Narrow::value || wide_blocks <= kNarrowGridBlocksPerSm * st.sm_count) launch(Narrow{});
-  else launch(Wide{});
+  // Column tiles: 64 (fp16/bf16) or 32 (TF32) where the grid fills the GPU (see
+  // kNarrowGridBlocksPerSm), twice that for plans of long work items (kWideTileSegmentNnz).
+  // 128 columns only where they divide N: a part-empty tile still issues every copy and MMA.
+  const auto fills_gpu = [&](long long bn) {
+    return st.blocks * ((a.n + bn - 1) / bn) > kNarrowGridBlocksPerSm * st.sm_count;
+  };
+  const bool long_items = st.segment_nnz >= kWideTileSegmentNnz;
+  if constexpr (sizeof(T) == 2) {
+    if (long_items && a.n % 128 == 0 && fills_gpu(128)) launch(std::integral_constant<int, 128>{});
+    else if (a.n > 32 && fills_gpu(64)) launch(std::integral_constant<int, 64>{});
+    else launch(std::integral_constant<int, 32>{});
+  } else {
+    if (long_items && a.n > 32 && fills_gpu(64)) launch(std::integral_constant<int, 64>{});
+    else launch(std::integral_constant<int, 32>{});
+  }
   if (ws_count) {
     const int blocks = static_cast<int>(std::min<long long>((ws_count + 255) / 256, 65535));
     tca_finalize_kernel<T><<<blocks, 256, 0, stream>>>(plan.split_rows(), st.split_windows, ws.ptr,

@@ -16,8 +16,9 @@
 //     (only the window's last chunk is padded), and short rows share MMAs;
 //   * fp16/bf16: mma.m16n8k16 with fp32 accumulation; fp32: TF32 mma.m16n8k8 (two
 //     per chunk); fp64 and any case the plan rejects: the CUDA-core row-split kernel;
-//   * column tiles of 32 (TF32, n <= 32, and fp16/bf16 problems too small to fill the GPU
-//     with 64-column tiles) or 64 B columns, one grid row per tile;
+//   * column tiles of B, one grid row per tile: fp16/bf16 64 columns (32 where n <= 32 or
+//     the 64-column grid would not fill the GPU; 128 where they divide n and the plan's
+//     segments are long), TF32 32 columns (64 where n > 32 and the segments are long);
 //   * each warp stages its work item's column ids and values in shared memory with one
 //     burst of loads, so the chunk loop waits only on the B gathers;
 //   * load balance: a window with more nonzeros than the plan's segment size is split into
