@@ -18,16 +18,29 @@ flags=(--k "$k" --reps "${REPS:-20}" --runs "${RUNS:-5}")
 if [[ $EUID -eq 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 export OMPI_MCA_rmaps_base_oversubscribe=${OMPI_MCA_rmaps_base_oversubscribe:-1}
 
-rows=$(mktemp)
-trap 'rm -f "$rows"' EXIT
+rows=$(mktemp) bandwidth=$(mktemp)
+trap 'rm -f "$rows" "$bandwidth"' EXIT
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+binding_for() {  # one core per rank where there are enough
+  if (( $1 > $(getconf _NPROCESSORS_ONLN) )); then echo "--bind-to none"; else echo "--bind-to core --map-by core"; fi
+}
+# The machine's memory bandwidth at the same rank counts and binding: the ceiling of a
+# memory-bound kernel's efficiency.
+probe=$build/perf_tests/memory_bandwidth
+if [[ -x $probe ]]; then
+  for p in $ranks; do
+    echo "==> mpiexec -n $p memory_bandwidth" >&2
+    # shellcheck disable=SC2046  # the binding is several words
+    mpiexec $(binding_for "$p") -n "$p" "$probe" | tee -a "$bandwidth" >&2
+  done
+else
+  echo "note: $probe not built, the bandwidth table is left out" >&2
+fi
 for input in "--poisson $grid" "$TESSERA_DATA_DIR/matrices/$matrix.mtx.gz"; do
   for p in $ranks; do
-    # One core per rank where there are enough; OpenMP must not re-bind the rank's one
-    # thread (with ranks bound to a whole socket, OMP_PROC_BIND=spread put every rank's
-    # thread on the socket's first core).
-    binding=(--bind-to core --map-by core)
-    (( p > $(getconf _NPROCESSORS_ONLN) )) && binding=(--bind-to none)
+    # OpenMP must not re-bind the rank's one thread (with ranks bound to a whole socket,
+    # OMP_PROC_BIND=spread put every rank's thread on the socket's first core).
+    read -r -a binding <<< "$(binding_for "$p")"
     for launch in $(seq "${LAUNCHES:-3}"); do
       echo "==> [launch $launch] mpiexec -n $p dist_spmv_bench $input ${flags[*]}" >&2
       # shellcheck disable=SC2086  # $input is two words for the Poisson case
@@ -85,6 +98,24 @@ for (m, p, op), (t, pt, diff) in table.items():
              '%.1e' % diff if diff is not None else '-', eff(b[0], t) if b else '-', eff(b[1], pt) if b else '-']
     print('| ' + ' | '.join(cells) + ' |')
 PY
+  if [[ -s $bandwidth ]]; then
+    echo
+    echo "## Memory bandwidth of the same ranks (perf_tests/dist/memory_bandwidth.cpp, this run)"
+    echo
+    echo "Each rank streams its own arrays (128 MiB each); GB/s of all ranks together, slowest rank's median time."
+    echo "Efficiency: (GB/s at P ranks) / (P x GB/s at 1 rank), the most a kernel limited by memory bandwidth can keep."
+    echo
+    echo "| ranks | read GB/s | read efficiency | triad GB/s | triad efficiency |"
+    echo "|---|---|---|---|---|"
+    python3 - "$bandwidth" <<'PY'
+import sys
+rows = [[x.strip() for x in l.strip().strip('|').split('|')] for l in open(sys.argv[1]) if l.startswith('|')]
+one = next((r for r in rows if r[0] == '1'), None)
+for p, read, triad in rows:
+    eff = lambda v, i: '%.0f%%' % (100 * float(v) / (int(p) * float(one[i]))) if one else '-'
+    print('| %s | %s | %s | %s | %s |' % (p, read, eff(read, 1), triad, eff(triad, 2)))
+PY
+  fi
 } > "$out"
 echo "==> table written to $out" >&2
 cat "$out"
