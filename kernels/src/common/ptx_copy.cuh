@@ -18,6 +18,10 @@ __device__ __forceinline__ void cp_async_16(void* dst, const void* src, int src_
 __device__ __forceinline__ void cp_async_16_ca(void* dst, const void* src, int src_bytes) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(src_bytes));
 }
+// The same, to a shared-memory address (smem_addr) the caller keeps.
+__device__ __forceinline__ void cp_async_16_ca(unsigned dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+}
 // 4-byte global -> shared copy through L1, zero-filled past src_bytes.
 __device__ __forceinline__ void cp_async_4(void* dst, const void* src, int src_bytes) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(src_bytes));

@@ -148,7 +148,7 @@ struct TcTile {
   // 7 with the 256-nnz staging) and every variant leaves more shared memory to L1. The XOR on
   // the whole offset (cv * kVec < BN, a power of two) keeps the copy offsets affine in the
   // load index, so fp16 at BN = 64 keeps its 56 registers.
-  __device__ static int swizzle(int k) {
+  __host__ __device__ static constexpr int swizzle(int k) {
     if constexpr (sizeof(T) == 4) return 2 * (k & 3);
     else if constexpr (kVecPerRow >= 8) return k & 7;
     else return (k >> 1) & 3;
@@ -156,6 +156,17 @@ struct TcTile {
   __device__ static int at(int k, int cv) { return (k * BN + cv * kVec) ^ (swizzle(k) * kVec); }
   static_assert(sizeof(T) == 4 ? kVecPerRow % 8 == 0 : (kVecPerRow % 8 == 0 || kVecPerRow == 4),
                 "the swizzle stays inside the row");
+  // A lane copies rows k0 .. k0 + kLoadsPerLane - 1 with k0 a multiple of kLoadsPerLane; for
+  // them swizzle(k0 + i) == swizzle(k0) ^ swizzle(i), so its copies land at one per-lane
+  // offset XOR a per-load constant (issue() in the kernel).
+  static constexpr bool swizzle_splits() {
+    for (int k0 = 0; k0 < kChunkNnz; k0 += kLoadsPerLane)
+      for (int i = 0; i < kLoadsPerLane; ++i)
+        if (swizzle(k0 + i) != (swizzle(k0) ^ swizzle(i))) return false;
+    return true;
+  }
+  static_assert(swizzle_splits(), "per-load swizzle constants");
+  static_assert(kVec * sizeof(T) == 16, "16-byte column chunks");
 };
 
 // One warp's work: nonzeros [begin, end) (at most kSegmentNnz) of the window starting at
@@ -185,7 +196,7 @@ template <class T, int BN, int CAP>
 __global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T), BN))
     tca_tensor_core_kernel(const WorkItem* __restrict__ items, const int* __restrict__ pos,
                            const int* __restrict__ crd, const T* __restrict__ vals, const T* __restrict__ B,
-                           long long ldb, T* __restrict__ C, long long ldc_row, long long ldc_col, int rows, int n,
+                           unsigned ldb_bytes, T* __restrict__ C, long long ldc_row, long long ldc_col, int rows, int n,
                            int n_load, float alpha, float beta, float* __restrict__ ws, bool c_vec) {
   using Tile = TcTile<T, BN, CAP>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -244,19 +255,26 @@ __global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T),
     struct alignas(sizeof(int) * Tile::kLoadsPerLane) LaneIds {
       int k[Tile::kLoadsPerLane];
     };
+    // Addresses are kept to one IMAD.WIDE (source) and one XOR with a constant plus an
+    // immediate (destination) per copy: computed from 64-bit ldb, the generic stage pointer
+    // and B and ldb reloaded under the register cap, a chunk's four copies took 112
+    // instructions, two thirds of the fp16 chunk loop.
     const int k_first = (lane / Tile::kVecPerRow) * Tile::kLoadsPerLane, cv = lane % Tile::kVecPerRow;
     const int col = j0 + cv * Tile::kVec;
-    const bool col_ok = col < n_load;
+    const int cnt_lane = col < n_load ? cnt : 0;  // copies past it zero-fill (read nothing)
+    const char* const b_lane = reinterpret_cast<const char*>(B + (col < n_load ? col : 0));
+    const unsigned stage_lane = smem_addr(stage) + k_first * BN * int(sizeof(T));
+    const unsigned chunk_lane = (cv ^ Tile::swizzle(k_first)) * 16u;
     auto issue = [&](int c) {
-      T* dst = stage + (c % kStages) * Tile::kStageElems;
+      const unsigned dst = stage_lane + (c % kStages) * Tile::kStageElems * int(sizeof(T));
       const int q0 = c * kChunkNnz + k_first;
       const LaneIds ids = *reinterpret_cast<const LaneIds*>(s_crd + q0);
 #pragma unroll
       for (int i = 0; i < Tile::kLoadsPerLane; ++i) {
-        const int k = k_first + i;
-        const bool ok = q0 + i < cnt && col_ok;
-        const T* src = ok ? B + static_cast<long long>(ids.k[i]) * ldb + col : B;
-        cp_async_16_ca(dst + Tile::at(k, cv), src, ok ? 16 : 0);
+        const bool ok = q0 + i < cnt_lane;
+        const unsigned row = ok ? static_cast<unsigned>(ids.k[i]) : 0u;
+        cp_async_16_ca(dst + i * BN * int(sizeof(T)) + (chunk_lane ^ (Tile::swizzle(i) * 16u)),
+                       b_lane + static_cast<unsigned long long>(row) * ldb_bytes, ok ? 16 : 0);
       }
     };
     // TF32 MMA-B values of chunk c held by this thread: K slots t4, t4+4, 8+t4, 12+t4; zero
@@ -490,12 +508,15 @@ void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long 
   const auto blocks = plan.stats().blocks;
   if (blocks == 0) return;
   if (blocks > 0x7fffffffLL) throw Error("spmm_tca: too many work items for one grid");
+  // The kernel addresses B's rows with 32-bit byte strides.
+  if (ldb * static_cast<long long>(sizeof(T)) > 0xffffffffLL) throw Error("spmm_tca: a row of B spans 4 GiB or more");
   const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>((a.n + BN - 1) / BN));
   // C's rows contiguous, every row start aligned for the epilogue's 4-element stores
   const bool c_vec = a.c_col_stride == 1 && a.c_row_stride % 4 == 0 &&
                      reinterpret_cast<std::uintptr_t>(a.C) % (4 * sizeof(T)) == 0;
   tca_tensor_core_kernel<T, BN, CAP><<<grid, kBlockWarps * 32, smem, stream>>>(
-      static_cast<const WorkItem*>(plan.items()), a.pos, a.crd, static_cast<const T*>(a.vals), B, ldb,
+      static_cast<const WorkItem*>(plan.items()), a.pos, a.crd, static_cast<const T*>(a.vals), B,
+      static_cast<unsigned>(ldb * static_cast<long long>(sizeof(T))),
       static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride, static_cast<int>(a.rows), static_cast<int>(a.n), n_load,
       static_cast<float>(a.alpha), static_cast<float>(a.beta), ws, c_vec);
   TESSERA_CUDA_CHECK_LAUNCH("tca_tensor_core_kernel");
