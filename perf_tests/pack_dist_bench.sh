@@ -19,6 +19,8 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/dist_bench/lib" "$stage/dist_bench/build/perf_tests"
 cp "$bench" "$stage/dist_bench/build/perf_tests/"
+# The bandwidth probe run_dist.sh prints beside the table (MPI only, no PETSc).
+[ -x "$build/perf_tests/memory_bandwidth" ] && cp "$build/perf_tests/memory_bandwidth" "$stage/dist_bench/build/perf_tests/"
 # Every library the bench and PETSc load, under its soname, except those the target
 # machine provides itself.
 skip='/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libgomp|libmpi|libopen-rte|libopen-pal)\.so'
