@@ -14,11 +14,8 @@ __device__ __forceinline__ void cp_async_16(void* dst, const void* src, int src_
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(src_bytes));
 }
 // 16-byte global -> shared copy that also allocates the line in L1, zero-filled past
-// src_bytes: for gathers whose rows other warps of the SM read again soon after.
-__device__ __forceinline__ void cp_async_16_ca(void* dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(src_bytes));
-}
-// The same, to a shared-memory address (smem_addr) the caller keeps.
+// src_bytes: for gathers whose rows other warps of the SM read again soon after. dst is a
+// shared-memory address (smem_addr), which callers keep across copies.
 __device__ __forceinline__ void cp_async_16_ca(unsigned dst, const void* src, int src_bytes) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
 }

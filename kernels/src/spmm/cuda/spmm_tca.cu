@@ -145,9 +145,8 @@ struct TcTile {
   // cv is stored at cv ^ swizzle(k), so the rows read together hit distinct banks (fp16/bf16:
   // the 8 rows of one ldmatrix matrix; TF32: rows t4 = 0..3 of one quarter-warp's 16-byte
   // loads). Without the 8-element pad a TF32 warp holds 1 KB less (8 blocks per SM instead of
-  // 7 with the 256-nnz staging) and every variant leaves more shared memory to L1. The XOR on
-  // the whole offset (cv * kVec < BN, a power of two) keeps the copy offsets affine in the
-  // load index, so fp16 at BN = 64 keeps its 56 registers.
+  // 7 with the 256-nnz staging) and every variant leaves more shared memory to L1. The XOR
+  // acts inside the row (cv * kVec < BN, a power of two).
   __host__ __device__ static constexpr int swizzle(int k) {
     if constexpr (sizeof(T) == 4) return 2 * (k & 3);
     else if constexpr (kVecPerRow >= 8) return k & 7;
