@@ -1,7 +1,10 @@
 // TCA-SpMM vs cuSPARSE SpMM, same process, same device data.
 //   fp16: A, B, C half, fp32 accumulation (cuSPARSE: CUDA_R_16F, compute CUDA_R_32F)
-//   fp32: ours through TF32 tensor cores; cuSPARSE CUDA_R_32F with compute CUDA_R_32F
-//         (cuSPARSE SpMM has no TF32 compute type for CSR; noted in the table).
+//   fp32: ours with TF32 allowed (tensor cores, or the CUDA-core kernel where the plan picks
+//         it); cuSPARSE CUDA_R_32F with compute CUDA_R_32F (cuSPARSE SpMM has no TF32
+//         compute type for CSR; noted in the table).
+// Ours runs the kernel tca_choose picks (the 'kernel' column); --kernel tc | rowsplit
+// forces one, for comparing them.
 // cuSPARSE: every CSR algorithm enum (DEFAULT, CSR_ALG1/2/3) with row-major and
 // column-major dense operands; the fastest valid one is the baseline.
 // Timing: CUDA events around each call, L2 flushed (a 2x L2 memset) before every rep,
@@ -11,6 +14,7 @@
 // against the cuSPARSE figures of an earlier full run.
 // --real-only skips the synthetic matrices (quick rounds on a folder of chosen real ones).
 // Usage: spmm_tca_bench [matrix_dir] [--reps R] [--n 32,64,...] [--synthetic-only | --real-only] [--ours-only]
+//                       [--kernel auto | tc | rowsplit]
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cusparse.h>
@@ -37,6 +41,7 @@ namespace {
 
 int reps = 25;
 bool ours_only = false;
+std::string kernel_choice = "auto";
 void* flush_buf = nullptr;
 std::size_t flush_bytes = 0;
 // Median of `reps` single calls after 3 warm-ups, L2 flushed before each.
@@ -61,7 +66,7 @@ double measure_copy_bw() {  // bytes read + written per second
 
 struct Result {
   double ours_ms = 0, cusp_ms = 0;
-  std::string cusp_alg;
+  std::string cusp_alg, kernel;
   double floor_ms = 0;
 };
 
@@ -108,7 +113,11 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
   a.c_col_stride = 1;
   a.alpha = 1.0;
   a.beta = 0.0;
-  res.ours_ms = time_ms([&] { kc::spmm_tca(&plan, kc::TcaKernel::TensorCore, a, nullptr); });
+  const kc::TcaKernel kernel = kernel_choice == "tc"         ? kc::TcaKernel::TensorCore
+                               : kernel_choice == "rowsplit" ? kc::TcaKernel::CudaCoreRowSplit
+                                                             : kc::tca_choose(plan, a, /*allow_tf32=*/true);
+  res.kernel = kc::to_string(kernel);
+  res.ours_ms = time_ms([&] { kc::spmm_tca(&plan, kernel, a, nullptr); });
   const auto free_operands = [&] {
     for (void* p : {static_cast<void*>(dpos), static_cast<void*>(dcrd), static_cast<void*>(dval),
                     static_cast<void*>(dB), static_cast<void*>(dC)})
@@ -188,6 +197,13 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--synthetic-only")) synthetic_only = true;
     else if (!std::strcmp(argv[i], "--real-only")) real_only = true;
     else if (!std::strcmp(argv[i], "--ours-only")) ours_only = true;
+    else if (!std::strcmp(argv[i], "--kernel") && i + 1 < argc) {
+      kernel_choice = argv[++i];
+      if (kernel_choice != "auto" && kernel_choice != "tc" && kernel_choice != "rowsplit") {
+        std::fprintf(stderr, "--kernel takes auto, tc or rowsplit\n");
+        return 2;
+      }
+    }
     else dir = argv[i];
   }
   try {
@@ -214,8 +230,8 @@ int main(int argc, char** argv) {
     if (!synthetic_only)
       for (const auto& p : list_matrices(dir)) mats.push_back(read_mtx(p));
 
-    std::printf("| matrix | rows | nnz | N | prec | ours GFLOP/s | cuSPARSE GFLOP/s | cuSPARSE alg | speedup | ours %% of DRAM floor |\n");
-    std::printf("|---|---:|---:|---:|---|---:|---:|---|---:|---:|\n");
+    std::printf("| matrix | rows | nnz | N | prec | ours GFLOP/s | cuSPARSE GFLOP/s | cuSPARSE alg | speedup | ours %% of DRAM floor | kernel |\n");
+    std::printf("|---|---:|---:|---:|---|---:|---:|---|---:|---:|---|\n");
     std::map<std::pair<std::string, std::int64_t>, std::vector<double>> logs;  // (prec, N) -> log speedups
     struct Worst { double s = 1e30; std::string what; };
     std::map<std::string, Worst> worst;
@@ -230,16 +246,16 @@ int main(int argc, char** argv) {
           const double s = r.cusp_ms / r.ours_ms;
           const char* pname = prec == 0 ? "fp16" : "tf32";
           if (ours_only) {
-            std::printf("| %s | %lld | %lld | %lld | %s | %.1f | - | - | - | %.1f |\n", A.name.c_str(),
+            std::printf("| %s | %lld | %lld | %lld | %s | %.1f | - | - | - | %.1f | %s |\n", A.name.c_str(),
                         static_cast<long long>(A.rows), static_cast<long long>(A.nnz()), static_cast<long long>(n),
-                        pname, flop / r.ours_ms * 1e-6, 100.0 * r.floor_ms / r.ours_ms);
+                        pname, flop / r.ours_ms * 1e-6, 100.0 * r.floor_ms / r.ours_ms, r.kernel.c_str());
             std::fflush(stdout);
             continue;
           }
-          std::printf("| %s | %lld | %lld | %lld | %s | %.1f | %.1f | %s | %.2f | %.1f |\n", A.name.c_str(),
+          std::printf("| %s | %lld | %lld | %lld | %s | %.1f | %.1f | %s | %.2f | %.1f | %s |\n", A.name.c_str(),
                       static_cast<long long>(A.rows), static_cast<long long>(A.nnz()), static_cast<long long>(n),
                       pname, flop / r.ours_ms * 1e-6, flop / r.cusp_ms * 1e-6, r.cusp_alg.c_str(), s,
-                      100.0 * r.floor_ms / r.ours_ms);
+                      100.0 * r.floor_ms / r.ours_ms, r.kernel.c_str());
           std::fflush(stdout);
           logs[{pname, n}].push_back(std::log(s));
           if (n >= 64 && s < worst[pname].s) worst[pname] = {s, A.name + " N=" + std::to_string(n)};

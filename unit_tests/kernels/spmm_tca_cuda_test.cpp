@@ -38,14 +38,53 @@ TEST(SpmmTca, TensorCoreTf32OnEdgeCases) {
     }
 }
 
+// Row-major B with N a multiple of the 16-byte vector runs the vectorised kernel (lane
+// groups of 8, 16 and 32 across N = 32 and 128 and the three element sizes); N = 1, 33 and
+// column-major B the scalar one.
 TEST(SpmmTca, CudaCoreRowSplitAllPrecisions) {
   const SpmmOptions rs{SpmmAlgorithm::CudaCoreRowSplit};
   for (const auto& c : tessera_test::edge_case_matrices(71))
-    for (std::int64_t n : {1, 33, 128}) {
+    for (std::int64_t n : {1, 32, 33, 128}) {
       check_spmm<double, Kokkos::LayoutRight, Kokkos::Cuda>(c.coo, n, 1.0, 0.0, 5, c.name, rs);
       check_spmm<float, Kokkos::LayoutLeft, Kokkos::Cuda>(c.coo, n, 1.0, 0.5, 6, c.name, rs);
+      check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(c.coo, n, 2.0, -1.0, 17, c.name, rs);
       check_spmm<Half, Kokkos::LayoutRight, Kokkos::Cuda>(c.coo, n, 1.0, 0.0, 7, c.name, rs, kHalfTolerance);
     }
+}
+
+// `per_row` nonzeros in each of `rows` rows, at distinct columns.
+tessera::HostCoo<double> even_rows(std::int64_t rows, std::int64_t cols, std::int64_t per_row) {
+  tessera::HostCoo<double> coo;
+  coo.shape = {rows, cols};
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < per_row; ++j) {
+      coo.coords.insert(coo.coords.end(), {i, (i * 7 + j * 13) % cols});
+      coo.values.push_back(0.5 + 0.01 * static_cast<double>((i + j) % 50));
+    }
+  return coo;
+}
+
+// With TF32 allowed, Auto runs fp32 on the CUDA cores for a large matrix of even rows and
+// on the tensor cores where one row holds far more than the mean (tca_choose).
+TEST(SpmmTca, AutoTf32PicksCudaCoresForEvenRows) {
+  const SpmmOptions auto_tf32{SpmmAlgorithm::Auto, /*allow_tf32=*/true};
+  auto pick = [&](const tessera::HostCoo<double>& coo) {
+    const auto A = tessera::from_coo<float, tessera::CSR, Kokkos::Cuda>(coo);
+    Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::CudaSpace> B("B", coo.shape[1], 128), C("C", coo.shape[0], 128);
+    return tessera::spmm_choose_algorithm(A, B, C, auto_tf32);
+  };
+  const auto even = even_rows(40000, 30000, 24);
+  auto skewed = even;
+  for (std::int64_t j = 0; j < 20000; ++j) {  // row 5 gets 20000 more nonzeros
+    skewed.coords.insert(skewed.coords.end(), {5, j});
+    skewed.values.push_back(0.25);
+  }
+  EXPECT_EQ(pick(even), SpmmAlgorithm::CudaCoreRowSplit);
+  EXPECT_EQ(pick(skewed), SpmmAlgorithm::TensorCore);
+  check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(even, 128, 1.0, 0.0, 18, "even_rows", auto_tf32,
+                                                       kTf32Tolerance);
+  check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(skewed, 128, 1.0, 0.0, 19, "skewed_rows", auto_tf32,
+                                                       kTf32Tolerance);
 }
 
 TEST(SpmmTca, TensorCoreHalfOnEveryRealMatrix) {

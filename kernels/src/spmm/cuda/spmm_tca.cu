@@ -484,6 +484,78 @@ __global__ void tca_row_split_kernel(const int* __restrict__ pos, const int* __r
   }
 }
 
+// Vectorised variant for B read in place (row-major, 16-byte aligned rows): each lane
+// holds kVec consecutive columns (one 16-byte load per nonzero), L lanes span a column
+// tile, and the 32 / L lane groups of a warp take alternate nonzeros of the row and add up
+// at the end. A warp's load of one B row is then L x 16 contiguous bytes, which L1 serves
+// at one wavefront per 128 bytes: half of what the tensor-core kernels spend (a copy into
+// shared memory and a read back), which is what bounds them on long rows in fp32.
+template <class T, int L>
+__global__ void __launch_bounds__(256)
+    tca_row_vec_kernel(const int* __restrict__ pos, const int* __restrict__ crd, const T* __restrict__ vals,
+                       const T* __restrict__ B, long long ldb, T* __restrict__ C, long long ldc_row,
+                       long long ldc_col, int rows, int n, typename Elem<T>::acc alpha, typename Elem<T>::acc beta,
+                       bool c_vec) {
+  using Acc = typename Elem<T>::acc;
+  constexpr int kVec = 16 / int(sizeof(T));
+  constexpr int kGroups = 32 / L;
+  static_assert(L == 8 || L == 16 || L == 32, "lane groups within a warp");
+  struct alignas(16) Row16 {  // kVec consecutive elements of a row of B or C
+    T e[kVec];
+  };
+  const int lane = threadIdx.x & 31, sub = lane / L, col_lane = lane % L;
+  const long long gw = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) >> 5;
+  const long long tiles = (n + L * kVec - 1) / (L * kVec);
+  if (gw >= rows * tiles) return;
+  // Consecutive warps take consecutive rows of one column tile: neighbouring rows often
+  // share columns, and their warps then meet the same B rows in L1.
+  const int row = static_cast<int>(gw % rows), col = static_cast<int>(gw / rows) * L * kVec + col_lane * kVec;
+  const bool active = col < n;  // n is a multiple of kVec (in-place B)
+  const T* b_lane = B + (active ? col : 0);
+  const int begin = __ldg(pos + row), end = __ldg(pos + row + 1);
+  Acc acc[kVec];
+#pragma unroll
+  for (int e = 0; e < kVec; ++e) acc[e] = Acc(0);
+  for (int p = begin; p < end; p += 32) {
+    const int my = p + lane, cnt = min(32, end - p);
+    const int k_l = my < end ? __ldg(crd + my) : 0;
+    const T v_l = my < end ? vals[my] : Elem<T>::from_acc(0);
+#pragma unroll 4
+    for (int q0 = 0; q0 < cnt; q0 += kGroups) {
+      const int q = q0 + sub;  // this lane group's nonzero; shuffles stay outside the branch
+      const int k = __shfl_sync(0xffffffffu, k_l, q & 31);
+      const T v = __shfl_sync(0xffffffffu, v_l, q & 31);
+      if (q < cnt) {
+        const Row16 x = *reinterpret_cast<const Row16*>(b_lane + k * ldb);
+        const Acc va = Elem<T>::to_acc(v);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) acc[e] += va * Elem<T>::to_acc(x.e[e]);
+      }
+    }
+  }
+#pragma unroll
+  for (int off = 16; off >= L; off /= 2)
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) acc[e] += __shfl_xor_sync(0xffffffffu, acc[e], off);
+  if (sub != 0 || !active) return;
+  T* out = C + row * ldc_row + col * ldc_col;
+  if (c_vec) {
+    Row16 y;
+    if (beta != Acc(0)) y = *reinterpret_cast<const Row16*>(out);
+#pragma unroll
+    for (int e = 0; e < kVec; ++e)
+      y.e[e] = Elem<T>::from_acc(beta != Acc(0) ? alpha * acc[e] + beta * Elem<T>::to_acc(y.e[e]) : alpha * acc[e]);
+    *reinterpret_cast<Row16*>(out) = y;
+  } else {
+    for (int e = 0; e < kVec; ++e) {
+      T* o = out + e * ldc_col;
+      Acc y = alpha * acc[e];
+      if (beta != Acc(0)) y += beta * Elem<T>::to_acc(*o);
+      *o = Elem<T>::from_acc(y);
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------
 std::size_t elem_size(TcaType t) {
   switch (t) {
@@ -581,6 +653,28 @@ void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream)
 template <class T>
 void run_row_split(const TcaArgs& a, cudaStream_t stream) {
   using Acc = typename Elem<T>::acc;
+  if (tca_b_in_place(a)) {
+    constexpr int kVec = 16 / int(sizeof(T));
+    // C's rows contiguous and every kVec-column group 16-byte aligned for vector stores
+    const bool c_vec = a.c_col_stride == 1 && a.c_row_stride % kVec == 0 &&
+                       reinterpret_cast<std::uintptr_t>(a.C) % 16 == 0;
+    auto launch = [&](auto lanes) {
+      constexpr int L = decltype(lanes)::value;
+      const long long warps = a.rows * ((a.n + L * kVec - 1) / (L * kVec));
+      const long long blocks = (warps + 7) / 8;
+      if (blocks > 0x7fffffffLL) throw Error("spmm_tca: problem too large for the row-split grid");
+      tca_row_vec_kernel<T, L><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
+          a.pos, a.crd, static_cast<const T*>(a.vals), static_cast<const T*>(a.B.ptr), a.B.row_stride,
+          static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride, static_cast<int>(a.rows), static_cast<int>(a.n),
+          static_cast<Acc>(a.alpha), static_cast<Acc>(a.beta), c_vec);
+      TESSERA_CUDA_CHECK_LAUNCH("tca_row_vec_kernel");
+    };
+    // Lane groups as wide as N needs (8 lanes cover 8 kVec columns), up to a warp.
+    if (a.n <= 8 * kVec) launch(std::integral_constant<int, 8>{});
+    else if (a.n <= 16 * kVec) launch(std::integral_constant<int, 16>{});
+    else launch(std::integral_constant<int, 32>{});
+    return;
+  }
   const long long warps = a.rows * ((a.n + 31) / 32);
   const long long blocks = (warps + 7) / 8;
   if (blocks > 0x7fffffffLL) throw Error("spmm_tca: problem too large for the row-split grid");
@@ -700,10 +794,21 @@ bool tca_b_in_place(const TcaArgs& a) {
 }
 
 TcaKernel tca_choose(const TcaPlan& plan, const TcaArgs& a, bool allow_tf32) {
-  (void)plan;
   if (!tca_has_tensor_core(a.type)) return TcaKernel::CudaCoreRowSplit;
   if (a.type == TcaType::F32 && !allow_tf32) return TcaKernel::CudaCoreRowSplit;
   if (a.n < 16 || !tca_b_in_place(a)) return TcaKernel::CudaCoreRowSplit;
+  // fp32 with rows of even length (no row over kRegularRowSpread x the mean, at least
+  // kRegularRowMinMean nonzeros on average) and enough rows to fill the GPU runs the
+  // vectorised CUDA-core kernel: it reads B through L1 at half the tensor-core kernel's
+  // cost (see tca_row_vec_kernel), and one warp per row only loses where rows are uneven.
+  const TcaPlanStats& st = plan.stats();
+  constexpr double kRegularRowSpread = 2.5, kRegularRowMinMean = 8;
+  constexpr long long kRowVecMinWarpsPerSm = 32;
+  const long long row_vec_warps = a.rows * ((a.n + 127) / 128);  // 128 fp32 columns per warp
+  if (a.type == TcaType::F32 && st.mean_row_nnz >= kRegularRowMinMean &&
+      st.max_row_nnz <= kRegularRowSpread * st.mean_row_nnz &&
+      row_vec_warps >= kRowVecMinWarpsPerSm * st.sm_count)
+    return TcaKernel::CudaCoreRowSplit;
   return TcaKernel::TensorCore;
 }
 

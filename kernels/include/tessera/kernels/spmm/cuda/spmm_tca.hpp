@@ -116,7 +116,8 @@ bool tca_b_in_place(const TcaArgs& args);
 // Whether the element type has a tensor-core kernel (fp64 does not).
 bool tca_has_tensor_core(TcaType type);
 // The kernel Auto picks: TensorCore when the type has one (fp32 only with allow_tf32),
-// B is usable in place and n >= 16; CudaCoreRowSplit otherwise.
+// B is usable in place and n >= 16, except fp32 plans of even rows that fill the GPU
+// (CUDA cores read B through L1 at half the cost there); CudaCoreRowSplit otherwise.
 TcaKernel tca_choose(const TcaPlan& plan, const TcaArgs& args, bool allow_tf32);
 
 // Runs the chosen kernel on `stream`. `plan` may be null for CudaCoreRowSplit.
