@@ -15,7 +15,9 @@
 //     so every K slot of every MMA carries a real nonzero whatever the row lengths
 //     (only the window's last chunk is padded), and short rows share MMAs;
 //   * fp16/bf16: mma.m16n8k16 with fp32 accumulation; fp32: TF32 mma.m16n8k8 (two
-//     per chunk); fp64 and any case the plan rejects: the CUDA-core row-split kernel;
+//     per chunk); fp64, fp32 without TF32 and any case tca_choose rejects (among them fp32
+//     plans of even rows, where it reads B at half the L1 cost): the CUDA-core row split,
+//     a warp per row and column tile, 16-byte lane reads of B where B is read in place;
 //   * column tiles of B, one grid row per tile: fp16/bf16 64 columns (32 where n <= 32 or
 //     the 64-column grid would not fill the GPU; 128 where they divide n and the plan's
 //     segments are long), TF32 32 columns (64 where n > 32 and the segments are long);
