@@ -13,8 +13,10 @@
 // --ours-only skips cuSPARSE (its columns print '-'): for comparing kernel variants
 // against the cuSPARSE figures of an earlier full run.
 // --real-only skips the synthetic matrices (quick rounds on a folder of chosen real ones).
+// --prec fp16 | tf32 runs one precision (default both); --row-chunk R builds the plans with
+// row chunks of R nonzeros for the CUDA-core row split (default: the plan's automatic size).
 // Usage: spmm_tca_bench [matrix_dir] [--reps R] [--n 32,64,...] [--synthetic-only | --real-only] [--ours-only]
-//                       [--kernel auto | tc | rowsplit]
+//                       [--kernel auto | tc | rowsplit] [--prec fp16 | tf32] [--row-chunk R]
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cusparse.h>
@@ -187,6 +189,8 @@ int main(int argc, char** argv) {
   std::string dir = ".tca_data";
   std::vector<std::int64_t> ns{32, 64, 128, 256};
   bool synthetic_only = false, real_only = false;
+  std::string prec_choice = "both";
+  int row_chunk = 0;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--n") && i + 1 < argc) {
@@ -204,7 +208,19 @@ int main(int argc, char** argv) {
         return 2;
       }
     }
-    else dir = argv[i];
+    else if (!std::strcmp(argv[i], "--prec") && i + 1 < argc) {
+      prec_choice = argv[++i];
+      if (prec_choice != "fp16" && prec_choice != "tf32") {
+        std::fprintf(stderr, "--prec takes fp16 or tf32\n");
+        return 2;
+      }
+    } else if (!std::strcmp(argv[i], "--row-chunk") && i + 1 < argc) {
+      row_chunk = std::atoi(argv[++i]);
+      if (row_chunk <= 0) {
+        std::fprintf(stderr, "--row-chunk takes a positive number of nonzeros\n");
+        return 2;
+      }
+    } else dir = argv[i];
   }
   try {
     cudaDeviceProp prop;
@@ -238,9 +254,10 @@ int main(int argc, char** argv) {
     for (std::size_t mi = 0; mi < mats.size(); ++mi) {
       Csr& A = mats[mi];
       if (mi >= n_synth) make_representable(A);
-      auto plan = kc::TcaPlan::build(A.pos.data(), A.rows);
+      auto plan = kc::TcaPlan::build(A.pos.data(), A.rows, 0, row_chunk);
       for (auto n : ns)
         for (int prec = 0; prec < 2; ++prec) {
+          if (prec_choice != "both" && prec_choice != (prec == 0 ? "fp16" : "tf32")) continue;
           const Result r = prec == 0 ? bench<__half>(A, *plan, n, bw, handle) : bench<float>(A, *plan, n, bw, handle);
           const double flop = 2.0 * A.nnz() * n;
           const double s = r.cusp_ms / r.ours_ms;

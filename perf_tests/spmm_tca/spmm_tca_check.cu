@@ -174,6 +174,13 @@ int main(int argc, char** argv) {
         for (auto n : {7, 64, 256})
           for (const Config* c : {&tc16, &tc32}) run_config(A, *fixed, *c, n, false, 1.0, 0.5, 400 + n + seg);
       }
+      // Row split with the shortest row chunks (most rows cut, several chunks per row) and with
+      // none (every row one piece), row-major (vectorised kernel) in every precision.
+      for (int chunk : {kc::kMinRowChunkNnz, 1 << 30}) {
+        auto chunked = kc::TcaPlan::build(A.pos.data(), A.rows, 0, chunk);
+        for (auto n : {8, 64, 256})
+          for (const Config* c : {&rs16, &rs32, &rs64}) run_config(A, *chunked, *c, n, false, 1.0, -0.5, 500 + n);
+      }
       std::printf("synthetic %-24s %s  cases=%d failures=%d\n", A.name.c_str(), plan->describe().c_str(), cases, failures);
       std::fflush(stdout);
     }
@@ -199,6 +206,7 @@ int main(int argc, char** argv) {
           run_config(A, *plan, tc16, n, true, 2.0, 0.5, n + 5);
           run_config(A, *plan, rs32, n, true, 1.0, 0.0, n + 6);
         }
+        if (n == 32 || n == 64 || n == 256) run_config(A, *plan, rs32, n, false, 1.0, 0.0, n + 7);
       }
       std::printf("real %-28s %s  cases=%d failures=%d\n", A.name.c_str(), plan->describe().c_str(), cases, failures);
       std::fflush(stdout);

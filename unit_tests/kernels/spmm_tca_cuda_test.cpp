@@ -64,27 +64,56 @@ tessera::HostCoo<double> even_rows(std::int64_t rows, std::int64_t cols, std::in
   return coo;
 }
 
-// With TF32 allowed, Auto runs fp32 on the CUDA cores for a large matrix of even rows and
-// on the tensor cores where one row holds far more than the mean (tca_choose).
-TEST(SpmmTca, AutoTf32PicksCudaCoresForEvenRows) {
+// With TF32 allowed, Auto runs fp32 on the CUDA cores for a large matrix of even rows or of
+// long rows (one of them far longer than the others: the row chunks balance it), and on the
+// tensor cores for short rows of which one holds far more than the mean (tca_choose).
+TEST(SpmmTca, AutoTf32PicksCudaCoresForEvenOrLongRows) {
   const SpmmOptions auto_tf32{SpmmAlgorithm::Auto, /*allow_tf32=*/true};
   auto pick = [&](const tessera::HostCoo<double>& coo) {
     const auto A = tessera::from_coo<float, tessera::CSR, Kokkos::Cuda>(coo);
     Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::CudaSpace> B("B", coo.shape[1], 128), C("C", coo.shape[0], 128);
     return tessera::spmm_choose_algorithm(A, B, C, auto_tf32);
   };
-  const auto even = even_rows(40000, 30000, 24);
-  auto skewed = even;
-  for (std::int64_t j = 0; j < 20000; ++j) {  // row 5 gets 20000 more nonzeros
-    skewed.coords.insert(skewed.coords.end(), {5, j});
-    skewed.values.push_back(0.25);
-  }
+  auto with_long_row5 = [](tessera::HostCoo<double> coo) {  // row 5 gets 20000 more nonzeros
+    for (std::int64_t j = 0; j < 20000; ++j) {
+      coo.coords.insert(coo.coords.end(), {5, j});
+      coo.values.push_back(0.25);
+    }
+    return coo;
+  };
+  const auto even = even_rows(40000, 30000, 16);
+  const auto skewed_short = with_long_row5(even);
+  const auto skewed_long = with_long_row5(even_rows(40000, 30000, 32));
   EXPECT_EQ(pick(even), SpmmAlgorithm::CudaCoreRowSplit);
-  EXPECT_EQ(pick(skewed), SpmmAlgorithm::TensorCore);
+  EXPECT_EQ(pick(skewed_short), SpmmAlgorithm::TensorCore);
+  EXPECT_EQ(pick(skewed_long), SpmmAlgorithm::CudaCoreRowSplit);
   check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(even, 128, 1.0, 0.0, 18, "even_rows", auto_tf32,
                                                        kTf32Tolerance);
-  check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(skewed, 128, 1.0, 0.0, 19, "skewed_rows", auto_tf32,
+  check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(skewed_short, 128, 1.0, 0.0, 19, "skewed_short_rows",
+                                                       auto_tf32, kTf32Tolerance);
+  check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(skewed_long, 128, 1.0, 0.5, 20, "skewed_long_rows", auto_tf32,
                                                        kTf32Tolerance);
+}
+
+// The row split cuts rows longer than the plan's row chunk into pieces run by separate warps
+// and summed in a workspace: a power-law matrix (a few rows of thousands of nonzeros, many
+// short ones), every element size, beta = 0 and not, and N across the lane-group widths.
+TEST(SpmmTca, CudaCoreRowSplitChunksLongRows) {
+  const SpmmOptions rs{SpmmAlgorithm::CudaCoreRowSplit};
+  tessera::HostCoo<double> coo;
+  coo.shape = {3000, 5000};
+  for (std::int64_t i = 0; i < coo.shape[0]; ++i) {
+    const std::int64_t len = i % 500 == 7 ? 4000 + i : i % 3;  // rows 7, 507, ...: chunked
+    for (std::int64_t j = 0; j < len; ++j) {
+      coo.coords.insert(coo.coords.end(), {i, (i * 31 + j * 7) % coo.shape[1]});
+      coo.values.push_back(0.25 + 0.001 * static_cast<double>((i + 3 * j) % 700));
+    }
+  }
+  for (std::int64_t n : {8, 64, 256}) {
+    check_spmm<double, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 1.0, 0.0, 21, "power_law_rows", rs);
+    check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, -2.0, 0.5, 22, "power_law_rows", rs);
+    check_spmm<Half, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 1.0, 0.0, 23, "power_law_rows", rs, kHalfTolerance);
+  }
 }
 
 TEST(SpmmTca, TensorCoreHalfOnEveryRealMatrix) {

@@ -417,21 +417,21 @@ __global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T),
   }
 }
 
-// C rows of split windows = alpha * ws + beta * C.
-template <class T>
-__global__ void tca_finalize_kernel(const int* __restrict__ split_rows, long long n_split, const float* __restrict__ ws,
-                                    T* __restrict__ C, long long ldc_row, long long ldc_col, int rows, int n,
-                                    float alpha, float beta) {
-  const long long total = n_split * kWindowRows * n;
+// C rows of split windows (rows_per_split = kWindowRows) or split rows (1) = alpha * ws + beta * C.
+template <class T, class W>
+__global__ void tca_finalize_kernel(const int* __restrict__ split_rows, long long n_split, int rows_per_split,
+                                    const W* __restrict__ ws, T* __restrict__ C, long long ldc_row, long long ldc_col,
+                                    int rows, int n, W alpha, W beta) {
+  const long long total = n_split * rows_per_split * n;
   for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;
        idx += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const long long s = idx / (static_cast<long long>(kWindowRows) * n);
-    const int r = static_cast<int>((idx / n) % kWindowRows), col = static_cast<int>(idx % n);
+    const long long s = idx / (static_cast<long long>(rows_per_split) * n);
+    const int r = static_cast<int>((idx / n) % rows_per_split), col = static_cast<int>(idx % n);
     const int row = split_rows[s] + r;
     if (row >= rows) continue;
     T* out = C + row * ldc_row + col * ldc_col;
-    float y = alpha * ws[idx];
-    if (beta != 0.f) y += beta * Elem<T>::to_acc(*out);
+    W y = alpha * ws[idx];
+    if (beta != W(0)) y += beta * Elem<T>::to_acc(*out);
     *out = Elem<T>::from_acc(y);
   }
 }
@@ -446,6 +446,32 @@ __global__ void tca_pack_b_kernel(const T* __restrict__ B, long long ldb_row, lo
     const long long k = idx / n_pad;
     const int j = static_cast<int>(idx % n_pad);
     Bp[idx] = j < n ? B[k * ldb_row + j * ldb_col] : Elem<T>::from_acc(0);
+  }
+}
+
+// A piece of a long row for the vectorised row split: nonzeros [begin, end) of `row`,
+// whose sum goes to workspace row `split`.
+struct alignas(16) RowChunk {
+  int row, begin, end, split;
+};
+
+// dst[0..V) += v with V / 4 vector atomics where the type and architecture have them (fp32 on
+// sm_90: one red.global.add.v4.f32 per 4 columns), element atomics otherwise. dst is
+// aligned to V elements.
+template <int V, class Acc>
+__device__ __forceinline__ void atomic_add_vec(Acc* dst, const Acc (&v)[V]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr bool kVector = std::is_same_v<Acc, float> && V % 4 == 0;
+#else
+  constexpr bool kVector = false;
+#endif
+  if constexpr (kVector) {
+#pragma unroll
+    for (int e = 0; e < V; e += 4)
+      atomicAdd(reinterpret_cast<float4*>(dst + e), make_float4(v[e], v[e + 1], v[e + 2], v[e + 3]));
+  } else {
+#pragma unroll
+    for (int e = 0; e < V; ++e) atomicAdd(dst + e, v[e]);
   }
 }
 
@@ -490,12 +516,18 @@ __global__ void tca_row_split_kernel(const int* __restrict__ pos, const int* __r
 // at the end. A warp's load of one B row is then L x 16 contiguous bytes, which L1 serves
 // at one wavefront per 128 bytes: half of what the tensor-core kernels spend (a copy into
 // shared memory and a read back), which is what bounds them on long rows in fp32.
+// Work items per column tile: the plan's row chunks (pieces of at most chunk_limit nonzeros
+// of the rows longer than that; their sums go to ws with atomics and tca_finalize_kernel
+// writes those rows), then one per row; a warp whose row was chunked has nothing to do. So
+// no warp runs much more than chunk_limit nonzeros, however uneven the rows, and the long
+// chunks start first.
 template <class T, int L>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(256, 6)
     tca_row_vec_kernel(const int* __restrict__ pos, const int* __restrict__ crd, const T* __restrict__ vals,
                        const T* __restrict__ B, long long ldb, T* __restrict__ C, long long ldc_row,
                        long long ldc_col, int rows, int n, typename Elem<T>::acc alpha, typename Elem<T>::acc beta,
-                       bool c_vec) {
+                       bool c_vec, const RowChunk* __restrict__ chunks, int n_chunks, int chunk_limit,
+                       typename Elem<T>::acc* __restrict__ ws) {
   using Acc = typename Elem<T>::acc;
   constexpr int kVec = 16 / int(sizeof(T));
   constexpr int kGroups = 32 / L;
@@ -505,14 +537,21 @@ __global__ void __launch_bounds__(256)
   };
   const int lane = threadIdx.x & 31, sub = lane / L, col_lane = lane % L;
   const long long gw = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) >> 5;
-  const long long tiles = (n + L * kVec - 1) / (L * kVec);
-  if (gw >= rows * tiles) return;
-  // Consecutive warps take consecutive rows of one column tile: neighbouring rows often
-  // share columns, and their warps then meet the same B rows in L1.
-  const int row = static_cast<int>(gw % rows), col = static_cast<int>(gw / rows) * L * kVec + col_lane * kVec;
+  const long long tiles = (n + L * kVec - 1) / (L * kVec), items = static_cast<long long>(n_chunks) + rows;
+  if (gw >= items * tiles) return;
+  // Consecutive warps take consecutive items (rows) of one column tile: neighbouring rows
+  // often share columns, and their warps then meet the same B rows in L1.
+  const int item = static_cast<int>(gw % items), col = static_cast<int>(gw / items) * L * kVec + col_lane * kVec;
+  int row, begin, end, split = -1;
+  if (item < n_chunks) {
+    const RowChunk c = chunks[item];
+    row = c.row, begin = c.begin, end = c.end, split = c.split;
+  } else {
+    row = item - n_chunks, begin = __ldg(pos + row), end = __ldg(pos + row + 1);
+    if (end - begin > chunk_limit) return;  // the row's chunks do it
+  }
   const bool active = col < n;  // n is a multiple of kVec (in-place B)
   const T* b_lane = B + (active ? col : 0);
-  const int begin = __ldg(pos + row), end = __ldg(pos + row + 1);
   Acc acc[kVec];
 #pragma unroll
   for (int e = 0; e < kVec; ++e) acc[e] = Acc(0);
@@ -527,7 +566,7 @@ __global__ void __launch_bounds__(256)
       const T v = __shfl_sync(0xffffffffu, v_l, q & 31);
       if (q < cnt) {
         const Row16 x = *reinterpret_cast<const Row16*>(b_lane + k * ldb);
-        const Acc va = Elem<T>::to_acc(v);
+  const Acc va = Elem<T>::to_acc(v);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) acc[e] += va * Elem<T>::to_acc(x.e[e]);
       }
@@ -538,6 +577,10 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
     for (int e = 0; e < kVec; ++e) acc[e] += __shfl_xor_sync(0xffffffffu, acc[e], off);
   if (sub != 0 || !active) return;
+  if (split >= 0) {
+    atomic_add_vec<kVec>(ws + static_cast<long long>(split) * n + col, acc);
+    return;
+  }
   T* out = C + row * ldc_row + col * ldc_col;
   if (c_vec) {
     Row16 y;
@@ -563,6 +606,19 @@ std::size_t elem_size(TcaType t) {
     case TcaType::F64: return 8;
     default: return 2;
   }
+}
+
+// C rows of the split windows or rows = alpha * (their sums in ws) + beta * C.
+template <class T, class W>
+void launch_finalize(const int* split_rows, long long n_split, int rows_per_split, const W* ws, const TcaArgs& a,
+                     cudaStream_t stream) {
+  const long long total = n_split * rows_per_split * a.n;
+  const int blocks = static_cast<int>(std::min<long long>((total + 255) / 256, 65535));
+  tca_finalize_kernel<T, W><<<blocks, 256, 0, stream>>>(split_rows, n_split, rows_per_split, ws, static_cast<T*>(a.C),
+                                                        a.c_row_stride, a.c_col_stride, static_cast<int>(a.rows),
+                                                        static_cast<int>(a.n), static_cast<W>(a.alpha),
+                                                        static_cast<W>(a.beta));
+  TESSERA_CUDA_CHECK_LAUNCH("tca_finalize_kernel");
 }
 
 template <class T, int BN, int CAP>
@@ -640,39 +696,42 @@ void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream)
     if (long_items && a.n > 32 && fills_gpu(64)) launch(std::integral_constant<int, 64>{});
     else launch(std::integral_constant<int, 32>{});
   }
-  if (ws_count) {
-    const int blocks = static_cast<int>(std::min<long long>((ws_count + 255) / 256, 65535));
-    tca_finalize_kernel<T><<<blocks, 256, 0, stream>>>(plan.split_rows(), st.split_windows, ws.ptr,
-                                                       static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride,
-                                                       static_cast<int>(a.rows), static_cast<int>(a.n),
-                                                       static_cast<float>(a.alpha), static_cast<float>(a.beta));
-    TESSERA_CUDA_CHECK_LAUNCH("tca_finalize_kernel");
-  }
+  if (ws_count) launch_finalize<T, float>(plan.split_rows(), st.split_windows, kWindowRows, ws.ptr, a, stream);
 }
 
 template <class T>
-void run_row_split(const TcaArgs& a, cudaStream_t stream) {
+void run_row_split(const TcaPlan* plan, const TcaArgs& a, cudaStream_t stream) {
   using Acc = typename Elem<T>::acc;
   if (tca_b_in_place(a)) {
     constexpr int kVec = 16 / int(sizeof(T));
     // C's rows contiguous and every kVec-column group 16-byte aligned for vector stores
     const bool c_vec = a.c_col_stride == 1 && a.c_row_stride % kVec == 0 &&
                        reinterpret_cast<std::uintptr_t>(a.C) % 16 == 0;
+    // Without a plan every row is one work item.
+    const long long n_chunks = plan ? plan->stats().row_chunks : 0;
+    const long long chunked_rows = plan ? plan->stats().chunked_rows : 0;
+    const int chunk_limit = plan && chunked_rows ? plan->stats().row_chunk_nnz : 0x7fffffff;
+    const std::size_t ws_count = static_cast<std::size_t>(chunked_rows * a.n);
+    DeviceBuffer<Acc> ws(ws_count, stream, ws_count ? workspace_pool() : nullptr);
+    if (ws_count) TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, ws_count * sizeof(Acc), stream));
     auto launch = [&](auto lanes) {
       constexpr int L = decltype(lanes)::value;
-      const long long warps = a.rows * ((a.n + L * kVec - 1) / (L * kVec));
+      const long long warps = (a.rows + n_chunks) * ((a.n + L * kVec - 1) / (L * kVec));
       const long long blocks = (warps + 7) / 8;
       if (blocks > 0x7fffffffLL) throw Error("spmm_tca: problem too large for the row-split grid");
       tca_row_vec_kernel<T, L><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
           a.pos, a.crd, static_cast<const T*>(a.vals), static_cast<const T*>(a.B.ptr), a.B.row_stride,
           static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride, static_cast<int>(a.rows), static_cast<int>(a.n),
-          static_cast<Acc>(a.alpha), static_cast<Acc>(a.beta), c_vec);
+          static_cast<Acc>(a.alpha), static_cast<Acc>(a.beta), c_vec,
+          plan ? static_cast<const RowChunk*>(plan->row_chunks()) : nullptr, static_cast<int>(n_chunks), chunk_limit,
+          ws.ptr);
       TESSERA_CUDA_CHECK_LAUNCH("tca_row_vec_kernel");
     };
     // Lane groups as wide as N needs (8 lanes cover 8 kVec columns), up to a warp.
     if (a.n <= 8 * kVec) launch(std::integral_constant<int, 8>{});
     else if (a.n <= 16 * kVec) launch(std::integral_constant<int, 16>{});
     else launch(std::integral_constant<int, 32>{});
+    if (ws_count) launch_finalize<T, Acc>(plan->chunked_row_ids(), chunked_rows, 1, ws.ptr, a, stream);
     return;
   }
   const long long warps = a.rows * ((a.n + 31) / 32);
@@ -688,7 +747,8 @@ void run_row_split(const TcaArgs& a, cudaStream_t stream) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------
-std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t rows, int segment_nnz) {
+std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t rows, int segment_nnz,
+                                              int row_chunk_nnz) {
   auto plan = std::shared_ptr<TcaPlan>(new TcaPlan());
   TcaPlanStats& st = plan->stats_;
   st.rows = rows;
@@ -708,6 +768,27 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
   st.segment_nnz = segment_nnz;
   for (std::int64_t r = 0; r < rows; ++r)
     st.max_row_nnz = std::max<std::int64_t>(st.max_row_nnz, pos_host[r + 1] - pos_host[r]);
+
+  // Row chunks of the vectorised row split: rows longer than row_chunk_nnz are cut into
+  // pieces of that size (auto: about kRowChunkWarpsPerSm pieces per SM, so that a small
+  // matrix of long rows fills the GPU too, within [kMinRowChunkNnz, kMaxRowChunkNnz]).
+  if (row_chunk_nnz <= 0) {
+    const long long target = (st.nnz + static_cast<long long>(sms) * kRowChunkWarpsPerSm - 1) /
+                             (static_cast<long long>(sms) * kRowChunkWarpsPerSm);
+    row_chunk_nnz = static_cast<int>(std::clamp<long long>((target + 31) / 32 * 32, kMinRowChunkNnz, kMaxRowChunkNnz));
+  }
+  st.row_chunk_nnz = row_chunk_nnz;
+  std::vector<RowChunk> chunks;
+  std::vector<int> chunked_rows;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const int b = pos_host[r], e = pos_host[r + 1];
+    if (e - b <= row_chunk_nnz) continue;
+    const int split = static_cast<int>(chunked_rows.size());
+    chunked_rows.push_back(static_cast<int>(r));
+    for (int cb = b; cb < e; cb += row_chunk_nnz) chunks.push_back({static_cast<int>(r), cb, std::min(e, cb + row_chunk_nnz), split});
+  }
+  st.chunked_rows = static_cast<std::int64_t>(chunked_rows.size());
+  st.row_chunks = static_cast<std::int64_t>(chunks.size());
 
   std::vector<WorkItem> items;  // kBlockWarps slots per block
   std::vector<int> split_rows;
@@ -767,21 +848,24 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
   };
   plan->items_ = upload(items.data(), items.size() * sizeof(WorkItem));
   plan->split_rows_ = upload(split_rows.data(), split_rows.size() * sizeof(int));
+  plan->row_chunks_ = upload(chunks.data(), chunks.size() * sizeof(RowChunk));
+  plan->chunked_rows_ = upload(chunked_rows.data(), chunked_rows.size() * sizeof(int));
   return plan;
 }
 
 std::string TcaPlan::describe() const {
-  char buf[400];
+  char buf[480];
   std::snprintf(buf, sizeof(buf),
                 "TcaPlan{rows=%lld nnz=%lld windows=%lld work_items=%lld blocks=%lld grouped_windows=%lld "
                 "split_windows=%lld max_row_nnz=%lld mean_row_nnz=%.2f chunk_fill=%.3f segment_nnz=%d "
-                "max_item_nnz=%d sm_count=%d}",
+                "max_item_nnz=%d sm_count=%d row_chunk_nnz=%d chunked_rows=%lld row_chunks=%lld}",
                 static_cast<long long>(stats_.rows), static_cast<long long>(stats_.nnz),
                 static_cast<long long>(stats_.windows), static_cast<long long>(stats_.work_items),
                 static_cast<long long>(stats_.blocks), static_cast<long long>(stats_.grouped_windows),
                 static_cast<long long>(stats_.split_windows), static_cast<long long>(stats_.max_row_nnz),
                 stats_.mean_row_nnz, stats_.chunk_fill, stats_.segment_nnz, stats_.max_item_nnz,
-                stats_.sm_count);
+                stats_.sm_count, stats_.row_chunk_nnz, static_cast<long long>(stats_.chunked_rows),
+                static_cast<long long>(stats_.row_chunks));
   return buf;
 }
 
@@ -797,17 +881,20 @@ TcaKernel tca_choose(const TcaPlan& plan, const TcaArgs& a, bool allow_tf32) {
   if (!tca_has_tensor_core(a.type)) return TcaKernel::CudaCoreRowSplit;
   if (a.type == TcaType::F32 && !allow_tf32) return TcaKernel::CudaCoreRowSplit;
   if (a.n < 16 || !tca_b_in_place(a)) return TcaKernel::CudaCoreRowSplit;
-  // fp32 with rows of even length (no row over kRegularRowSpread x the mean, at least
-  // kRegularRowMinMean nonzeros on average) and enough rows to fill the GPU runs the
-  // vectorised CUDA-core kernel: it reads B through L1 at half the tensor-core kernel's
-  // cost (see tca_row_vec_kernel), and one warp per row only loses where rows are uneven.
+  // fp32 runs the vectorised CUDA-core kernel where the rows fill the GPU (rows x column tiles
+  // reach kRowVecMinWarpsPerSm warps per SM) and either are even (no row over
+  // kRegularRowSpread x the mean, at least kRegularRowMinMean nonzeros on average) or average
+  // kLongRowMinMean nonzeros or more, however uneven (the plan's row chunks balance them): it
+  // reads B through L1 at half the tensor-core kernel's cost (see tca_row_vec_kernel), and
+  // rows that long no longer gain from the tensor-core kernel packing short rows into one MMA.
+  // Read off TF32 runs of both kernels on the 72 benchmark matrices (spmm_tca_h100.md).
   const TcaPlanStats& st = plan.stats();
-  constexpr double kRegularRowSpread = 2.5, kRegularRowMinMean = 8;
+  constexpr double kRegularRowSpread = 2.5, kRegularRowMinMean = 8, kLongRowMinMean = 24;
   constexpr long long kRowVecMinWarpsPerSm = 32;
   const long long row_vec_warps = a.rows * ((a.n + 127) / 128);  // 128 fp32 columns per warp
-  if (a.type == TcaType::F32 && st.mean_row_nnz >= kRegularRowMinMean &&
-      st.max_row_nnz <= kRegularRowSpread * st.mean_row_nnz &&
-      row_vec_warps >= kRowVecMinWarpsPerSm * st.sm_count)
+  const bool even = st.mean_row_nnz >= kRegularRowMinMean && st.max_row_nnz <= kRegularRowSpread * st.mean_row_nnz;
+  if (a.type == TcaType::F32 && row_vec_warps >= kRowVecMinWarpsPerSm * st.sm_count &&
+      (even || st.mean_row_nnz >= kLongRowMinMean))
     return TcaKernel::CudaCoreRowSplit;
   return TcaKernel::TensorCore;
 }
@@ -816,9 +903,9 @@ void spmm_tca(const TcaPlan* plan, TcaKernel kernel, const TcaArgs& a, cudaStrea
   if (a.rows < 0 || a.cols < 0 || a.n < 0) throw Error("spmm_tca: negative extent");
   if (a.rows > 0x7fffffffLL || a.n > 0x7fffffffLL) throw Error("spmm_tca: extent does not fit int");
   if (a.rows == 0 || a.n == 0) return;
+  if (plan && plan->stats().rows != a.rows) throw Error("spmm_tca: plan was built for another matrix");
   if (kernel == TcaKernel::TensorCore) {
     if (!plan) throw Error("spmm_tca: the tensor-core kernel needs a plan");
-    if (plan->stats().rows != a.rows) throw Error("spmm_tca: plan was built for another matrix");
     switch (a.type) {
       case TcaType::F32: return run_tensor_core<float>(*plan, a, stream);
       case TcaType::F16: return run_tensor_core<__half>(*plan, a, stream);
@@ -827,10 +914,10 @@ void spmm_tca(const TcaPlan* plan, TcaKernel kernel, const TcaArgs& a, cudaStrea
     }
   }
   switch (a.type) {
-    case TcaType::F32: return run_row_split<float>(a, stream);
-    case TcaType::F64: return run_row_split<double>(a, stream);
-    case TcaType::F16: return run_row_split<__half>(a, stream);
-    case TcaType::BF16: return run_row_split<__nv_bfloat16>(a, stream);
+    case TcaType::F32: return run_row_split<float>(plan, a, stream);
+    case TcaType::F64: return run_row_split<double>(plan, a, stream);
+    case TcaType::F16: return run_row_split<__half>(plan, a, stream);
+    case TcaType::BF16: return run_row_split<__nv_bfloat16>(plan, a, stream);
   }
 }
 

@@ -117,7 +117,8 @@ void spmm(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, 
     const bool tc = algorithm == SpmmAlgorithm::TensorCore;
     const std::string region = std::string("tessera::spmm[") + to_string(algorithm) + "]";
     Kokkos::Profiling::pushRegion(region);
-    const auto plan = tc ? kc::TcaPlanCache::get(s.levels[1].pos, A.extent(0)) : nullptr;
+    // Both kernels use the plan: the row split for its row chunks (long rows split over warps).
+    const auto plan = kc::TcaPlanCache::get(s.levels[1].pos, A.extent(0));
     kc::spmm_tca(plan.get(), tc ? kc::TcaKernel::TensorCore : kc::TcaKernel::CudaCoreRowSplit, args,
                  space.cuda_stream());
     Kokkos::Profiling::popRegion();

@@ -16,8 +16,11 @@
 //     (only the window's last chunk is padded), and short rows share MMAs;
 //   * fp16/bf16: mma.m16n8k16 with fp32 accumulation; fp32: TF32 mma.m16n8k8 (two
 //     per chunk); fp64, fp32 without TF32 and any case tca_choose rejects (among them fp32
-//     plans of even rows, where it reads B at half the L1 cost): the CUDA-core row split,
-//     a warp per row and column tile, 16-byte lane reads of B where B is read in place;
+//     plans of even or long rows, where it reads B at half the L1 cost): the CUDA-core row
+//     split, a warp per row and column tile, 16-byte lane reads of B where B is read in
+//     place; there, rows longer than the plan's row chunk are cut into chunks run by
+//     separate warps, summed in a workspace with atomics (so one long row no longer holds
+//     up the launch; like split windows, such rows are summed in no fixed order);
 //   * column tiles of B, one grid row per tile: fp16/bf16 64 columns (32 where n <= 32 or
 //     the 64-column grid would not fill the GPU; 128 where they divide n and the plan's
 //     segments are long), TF32 32 columns (64 where n > 32 and the segments are long);
@@ -46,6 +49,11 @@ inline constexpr int kSegmentNnz = 256;       // largest work item (nonzeros), s
 inline constexpr int kMinSegmentNnz = 32;     // smallest segment the automatic choice picks
 inline constexpr int kBlockWarps = 4;         // warps per block of the tensor-core kernel
 inline constexpr int kTargetWarpsPerSm = 16;  // automatic segment size aims at this many items per SM
+// Row chunks of the CUDA-core row split (automatic size: about kRowChunkWarpsPerSm chunks' worth
+// of nonzeros per SM, within [kMinRowChunkNnz, kMaxRowChunkNnz]).
+inline constexpr int kMinRowChunkNnz = 32;
+inline constexpr int kMaxRowChunkNnz = 256;
+inline constexpr int kRowChunkWarpsPerSm = 32;
 
 enum class TcaKernel : int { TensorCore = 0, CudaCoreRowSplit = 1 };
 
@@ -72,6 +80,10 @@ struct TcaPlanStats {
   int segment_nnz = 0;  // target nonzeros per work item
   int max_item_nnz = 0;  // largest work item (picks the kernel's shared-memory staging size)
   int sm_count = 0;      // multiprocessors of the device the plan was built on (picks the tile width)
+  // CUDA-core row split: rows with more than row_chunk_nnz nonzeros are cut into row_chunks
+  // pieces of at most that many, summed in a workspace.
+  int row_chunk_nnz = 0;
+  std::int64_t chunked_rows = 0, row_chunks = 0;
 };
 
 // Per-matrix plan: kBlockWarps work items per block (int4 {first row, nnz begin, nnz end,
@@ -82,16 +94,22 @@ class TcaPlan {
   // item, a multiple of kChunkNnz in [kChunkNnz, kSegmentNnz]; <= 0 (default) picks it
   // from nnz and the current device's multiprocessor count (about kTargetWarpsPerSm items
   // per SM, within [kMinSegmentNnz, kSegmentNnz]). Synchronous; throws CudaError.
-  static std::shared_ptr<const TcaPlan> build(const int* pos_host, std::int64_t rows, int segment_nnz = 0);
+  // row_chunk_nnz: longest row the row split runs as one piece (>= 1); <= 0 (default) picks
+  // it from nnz and the multiprocessor count (kRowChunkWarpsPerSm and the bounds above).
+  static std::shared_ptr<const TcaPlan> build(const int* pos_host, std::int64_t rows, int segment_nnz = 0,
+                                              int row_chunk_nnz = 0);
 
   const TcaPlanStats& stats() const noexcept { return stats_; }
   const void* items() const noexcept { return items_.get(); }
   const int* split_rows() const noexcept { return static_cast<const int*>(split_rows_.get()); }
+  // Row split: int4 {row, nnz begin, nnz end, chunked-row index} per chunk, and the chunked rows.
+  const void* row_chunks() const noexcept { return row_chunks_.get(); }
+  const int* chunked_row_ids() const noexcept { return static_cast<const int*>(chunked_rows_.get()); }
   std::string describe() const;
 
  private:
   TcaPlanStats stats_;
-  std::shared_ptr<void> items_, split_rows_;
+  std::shared_ptr<void> items_, split_rows_, row_chunks_, chunked_rows_;
 };
 
 // Dense operand: element (i, j) at ptr[i*row_stride + j*col_stride].
@@ -118,11 +136,13 @@ bool tca_b_in_place(const TcaArgs& args);
 // Whether the element type has a tensor-core kernel (fp64 does not).
 bool tca_has_tensor_core(TcaType type);
 // The kernel Auto picks: TensorCore when the type has one (fp32 only with allow_tf32),
-// B is usable in place and n >= 16, except fp32 plans of even rows that fill the GPU
-// (CUDA cores read B through L1 at half the cost there); CudaCoreRowSplit otherwise.
+// B is usable in place and n >= 16, except fp32 plans whose rows fill the GPU and are even
+// or average 24 nonzeros or more (CUDA cores read B through L1 at half the cost there);
+// CudaCoreRowSplit otherwise.
 TcaKernel tca_choose(const TcaPlan& plan, const TcaArgs& args, bool allow_tf32);
 
-// Runs the chosen kernel on `stream`. `plan` may be null for CudaCoreRowSplit.
+// Runs the chosen kernel on `stream`. `plan` may be null for CudaCoreRowSplit, which then runs
+// every row as one piece (a warp per row: slow where a few rows are long).
 // Throws tessera::CudaError on any CUDA failure, tessera::Error on bad arguments.
 void spmm_tca(const TcaPlan* plan, TcaKernel kernel, const TcaArgs& args, cudaStream_t stream);
 
