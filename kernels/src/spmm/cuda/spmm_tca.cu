@@ -122,6 +122,9 @@ constexpr int kWideTileSegmentNnz = 128;
 // delaunay_n16, cage10, ca-CondMat, ex9, EX5, r05).
 constexpr int kShortItemNnz = 48;
 constexpr int kMediumItemNnz = 128;
+// Rows are "even" when none holds more than this many times the mean: a warp per row is then
+// balanced as it is (tca_choose, and no row chunks in an automatic plan).
+constexpr double kRegularRowSpread = 2.5;
 
 // CAP: largest work item (nonzeros) the per-warp shared-memory staging holds; a small CAP
 // keeps the footprint (and so the occupancy) of plans whose items are all short.
@@ -768,6 +771,7 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
   st.segment_nnz = segment_nnz;
   for (std::int64_t r = 0; r < rows; ++r)
     st.max_row_nnz = std::max<std::int64_t>(st.max_row_nnz, pos_host[r + 1] - pos_host[r]);
+  st.mean_row_nnz = rows > 0 ? static_cast<double>(st.nnz) / rows : 0.0;
 
   // Row chunks of the vectorised row split: rows longer than row_chunk_nnz are cut into
   // pieces of that size (auto: about kRowChunkWarpsPerSm pieces per SM, so that a small
@@ -776,6 +780,10 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
     const long long target = (st.nnz + static_cast<long long>(sms) * kRowChunkWarpsPerSm - 1) /
                              (static_cast<long long>(sms) * kRowChunkWarpsPerSm);
     row_chunk_nnz = static_cast<int>(std::clamp<long long>((target + 31) / 32 * 32, kMinRowChunkNnz, kMaxRowChunkNnz));
+    // Even rows are balanced as they are; chunks would only add atomics and a finalize pass
+    // (ex9, rows of 30-50: 0.72x cuSPARSE at TF32 N = 256 chunked at 32, 0.93x unchunked).
+    if (st.max_row_nnz <= kRegularRowSpread * st.mean_row_nnz)
+      row_chunk_nnz = static_cast<int>(std::max<std::int64_t>(row_chunk_nnz, st.max_row_nnz));
   }
   st.row_chunk_nnz = row_chunk_nnz;
   std::vector<RowChunk> chunks;
@@ -836,7 +844,6 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
   close_block();
   st.blocks = static_cast<std::int64_t>(items.size() / kBlockWarps);
   st.split_windows = static_cast<std::int64_t>(split_rows.size());
-  st.mean_row_nnz = rows > 0 ? static_cast<double>(st.nnz) / rows : 0.0;
   st.chunk_fill = padded > 0 ? static_cast<double>(st.nnz) / padded : 1.0;
   auto upload = [](const void* src, std::size_t bytes) -> std::shared_ptr<void> {
     if (bytes == 0) return nullptr;
@@ -889,7 +896,7 @@ TcaKernel tca_choose(const TcaPlan& plan, const TcaArgs& a, bool allow_tf32) {
   // rows that long no longer gain from the tensor-core kernel packing short rows into one MMA.
   // Read off TF32 runs of both kernels on the 72 benchmark matrices (spmm_tca_h100.md).
   const TcaPlanStats& st = plan.stats();
-  constexpr double kRegularRowSpread = 2.5, kRegularRowMinMean = 8, kLongRowMinMean = 24;
+  constexpr double kRegularRowMinMean = 8, kLongRowMinMean = 24;
   constexpr long long kRowVecMinWarpsPerSm = 32;
   const long long row_vec_warps = a.rows * ((a.n + 127) / 128);  // 128 fp32 columns per warp
   const bool even = st.mean_row_nnz >= kRegularRowMinMean && st.max_row_nnz <= kRegularRowSpread * st.mean_row_nnz;
