@@ -13,10 +13,11 @@
 // --ours-only skips cuSPARSE (its columns print '-'): for comparing kernel variants
 // against the cuSPARSE figures of an earlier full run.
 // --real-only skips the synthetic matrices (quick rounds on a folder of chosen real ones).
+// --dense col gives ours column-major B and C (default row-major; cuSPARSE tries both anyway).
 // --prec fp16 | tf32 runs one precision (default both); --row-chunk R builds the plans with
 // row chunks of R nonzeros for the CUDA-core row split (default: the plan's automatic size).
 // Usage: spmm_tca_bench [matrix_dir] [--reps R] [--n 32,64,...] [--synthetic-only | --real-only] [--ours-only]
-//                       [--kernel auto | tc | rowsplit] [--prec fp16 | tf32] [--row-chunk R]
+//                       [--kernel auto | tc | rowsplit] [--prec fp16 | tf32] [--row-chunk R] [--dense col]
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cusparse.h>
@@ -44,6 +45,7 @@ namespace {
 int reps = 25;
 bool ours_only = false;
 std::string kernel_choice = "auto";
+bool dense_col_major = false;
 void* flush_buf = nullptr;
 std::size_t flush_bytes = 0;
 // Median of `reps` single calls after 3 warm-ups, L2 flushed before each.
@@ -109,10 +111,10 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
   a.pos = dpos;
   a.crd = dcrd;
   a.vals = dval;
-  a.B = kc::DenseRef{dB, n, 1};
+  a.B = dense_col_major ? kc::DenseRef{dB, 1, A.cols} : kc::DenseRef{dB, n, 1};
   a.C = dC;
-  a.c_row_stride = n;
-  a.c_col_stride = 1;
+  a.c_row_stride = dense_col_major ? 1 : n;
+  a.c_col_stride = dense_col_major ? A.rows : 1;
   a.alpha = 1.0;
   a.beta = 0.0;
   const kc::TcaKernel kernel = kernel_choice == "tc"         ? kc::TcaKernel::TensorCore
@@ -220,6 +222,13 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "--row-chunk takes a positive number of nonzeros\n");
         return 2;
       }
+    } else if (!std::strcmp(argv[i], "--dense") && i + 1 < argc) {
+      const std::string order = argv[++i];
+      if (order != "col" && order != "row") {
+        std::fprintf(stderr, "--dense takes row or col\n");
+        return 2;
+      }
+      dense_col_major = order == "col";
     } else dir = argv[i];
   }
   try {

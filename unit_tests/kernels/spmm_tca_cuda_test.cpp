@@ -38,9 +38,9 @@ TEST(SpmmTca, TensorCoreTf32OnEdgeCases) {
     }
 }
 
-// Row-major B with N a multiple of the 16-byte vector runs the vectorised kernel (lane
-// groups of 8, 16 and 32 across N = 32 and 128 and the three element sizes); N = 1, 33 and
-// column-major B the scalar one.
+// Lane groups of 8, 16 and 32 across N = 32 and 128 and the three element sizes; row-major B
+// with N a multiple of the 16-byte vector is read in place, N = 1, 33 and column-major B are
+// packed row-major first (a partial last vector of columns, column-major C).
 TEST(SpmmTca, CudaCoreRowSplitAllPrecisions) {
   const SpmmOptions rs{SpmmAlgorithm::CudaCoreRowSplit};
   for (const auto& c : tessera_test::edge_case_matrices(71))

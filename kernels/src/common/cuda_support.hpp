@@ -30,7 +30,7 @@
 
 namespace tessera::kernels::cuda {
 
-// Stream-ordered pool for split workspaces. It keeps its memory between calls: the
+// Stream-ordered pool for workspaces and packed copies of operands. It keeps its memory between calls: the
 // default pool hands memory back to the driver at every synchronization, and the next
 // cudaMallocAsync then costs tens of microseconds per call (measured on H100). One pool
 // per device, alive for the process; it holds at most the largest workspace used.

@@ -420,26 +420,28 @@ __global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T),
   }
 }
 
-// C rows of split windows (rows_per_split = kWindowRows) or split rows (1) = alpha * ws + beta * C.
+// C rows of split windows (rows_per_split = kWindowRows) or split rows (1) = alpha * ws + beta * C;
+// ws holds rows_per_split rows of ws_ld (>= n) per split.
 template <class T, class W>
 __global__ void tca_finalize_kernel(const int* __restrict__ split_rows, long long n_split, int rows_per_split,
-                                    const W* __restrict__ ws, T* __restrict__ C, long long ldc_row, long long ldc_col,
-                                    int rows, int n, W alpha, W beta) {
+                                    const W* __restrict__ ws, long long ws_ld, T* __restrict__ C, long long ldc_row,
+                                    long long ldc_col, int rows, int n, W alpha, W beta) {
   const long long total = n_split * rows_per_split * n;
   for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;
        idx += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const long long s = idx / (static_cast<long long>(rows_per_split) * n);
-    const int r = static_cast<int>((idx / n) % rows_per_split), col = static_cast<int>(idx % n);
-    const int row = split_rows[s] + r;
+    const long long ws_row = idx / n;  // split * rows_per_split + r
+    const int r = static_cast<int>(ws_row % rows_per_split), col = static_cast<int>(idx % n);
+    const int row = split_rows[ws_row / rows_per_split] + r;
     if (row >= rows) continue;
     T* out = C + row * ldc_row + col * ldc_col;
-    W y = alpha * ws[idx];
+    W y = alpha * ws[ws_row * ws_ld + col];
     if (beta != W(0)) y += beta * Elem<T>::to_acc(*out);
     *out = Elem<T>::from_acc(y);
   }
 }
 
 // B (any strides) -> row-major Bp with ld = n_pad (multiple of 16 bytes), zero padding.
+// Consecutive threads take consecutive columns: coalesced where B's rows are contiguous.
 template <class T>
 __global__ void tca_pack_b_kernel(const T* __restrict__ B, long long ldb_row, long long ldb_col, T* __restrict__ Bp,
                                   long long k_rows, int n, int n_pad) {
@@ -450,6 +452,63 @@ __global__ void tca_pack_b_kernel(const T* __restrict__ B, long long ldb_row, lo
     const int j = static_cast<int>(idx % n_pad);
     Bp[idx] = j < n ? B[k * ldb_row + j * ldb_col] : Elem<T>::from_acc(0);
   }
+}
+
+// Column-major B (ldb_row == 1) -> row-major Bp as above, through a 32 x 32 shared-memory tile
+// so that both the reads (down B's columns) and the writes (along Bp's rows) are coalesced;
+// block (32, 8), grid (k tiles, n_pad tiles).
+template <class T>
+__global__ void tca_pack_b_transpose_kernel(const T* __restrict__ B, long long ldb_col, T* __restrict__ Bp,
+                                            long long k_rows, int n, int n_pad) {
+  __shared__ T tile[32][33];  // [column][row], padded against bank conflicts
+  const long long k0 = blockIdx.x * 32LL;
+  const int j0 = blockIdx.y * 32, tx = threadIdx.x, ty = threadIdx.y;
+  for (int i = ty; i < 32; i += 8) {
+    const long long k = k0 + tx;
+    const int j = j0 + i;
+    tile[i][tx] = k < k_rows && j < n ? B[k + j * ldb_col] : Elem<T>::from_acc(0);
+  }
+  __syncthreads();
+  for (int i = ty; i < 32; i += 8) {
+    const long long k = k0 + i;
+    const int j = j0 + tx;
+    if (k < k_rows && j < n_pad) Bp[k * n_pad + j] = tile[tx][i];
+  }
+}
+
+// B as the kernels read it: in place where tca_b_in_place, else packed into `packed`
+// (row-major, rows padded to 16 bytes with zeros). Sets ldb and the padded width n_load.
+template <class T>
+const T* row_major_b(const TcaArgs& a, DeviceBuffer<T>& packed, long long& ldb, int& n_load, cudaStream_t stream) {
+  ldb = a.B.row_stride;
+  n_load = static_cast<int>(a.n);
+  if (!packed.ptr) return static_cast<const T*>(a.B.ptr);
+  const int vec = 16 / static_cast<int>(sizeof(T));
+  n_load = static_cast<int>((a.n + vec - 1) / vec * vec);
+  ldb = n_load;
+  const T* B = static_cast<const T*>(a.B.ptr);
+  if (a.cols > 0 && a.B.row_stride == 1 && a.n > 1) {
+    const long long k_tiles = (a.cols + 31) / 32, n_tiles = (n_load + 31) / 32;
+    if (k_tiles > 0x7fffffffLL || n_tiles > 65535) throw Error("spmm_tca: B too large to repack");
+    tca_pack_b_transpose_kernel<T><<<dim3(static_cast<unsigned>(k_tiles), static_cast<unsigned>(n_tiles)),
+                                     dim3(32, 8), 0, stream>>>(B, a.B.col_stride, packed.ptr, a.cols,
+                                                               static_cast<int>(a.n), n_load);
+    TESSERA_CUDA_CHECK_LAUNCH("tca_pack_b_transpose_kernel");
+  } else if (a.cols > 0) {
+    const long long total = a.cols * static_cast<long long>(n_load);
+    const int blocks = static_cast<int>(std::min<long long>((total + 255) / 256, 65535));
+    tca_pack_b_kernel<T><<<blocks, 256, 0, stream>>>(B, a.B.row_stride, a.B.col_stride, packed.ptr, a.cols,
+                                                     static_cast<int>(a.n), n_load);
+    TESSERA_CUDA_CHECK_LAUNCH("tca_pack_b_kernel");
+  }
+  return packed.ptr;
+}
+
+// Elements of the packed copy of B that row_major_b needs (0 where B is read in place).
+template <class T>
+std::size_t packed_b_count(const TcaArgs& a) {
+  const long long vec = 16 / static_cast<long long>(sizeof(T));
+  return tca_b_in_place(a) ? 0 : static_cast<std::size_t>(a.cols) * static_cast<std::size_t>((a.n + vec - 1) / vec * vec);
 }
 
 // A piece of a long row for the vectorised row split: nonzeros [begin, end) of `row`,
@@ -479,41 +538,8 @@ __device__ __forceinline__ void atomic_add_vec(Acc* dst, const Acc (&v)[V]) {
 }
 
 // ---------------------------------------------------------------------------------
-// CUDA-core row-split kernel: one warp per (row, 32-column block); the row's nonzeros
-// are read 32 at a time, one per lane, and broadcast with shuffles. Any strides.
-template <class T>
-__global__ void tca_row_split_kernel(const int* __restrict__ pos, const int* __restrict__ crd,
-                                     const T* __restrict__ vals, const T* __restrict__ B, long long ldb_row,
-                                     long long ldb_col, T* __restrict__ C, long long ldc_row, long long ldc_col,
-                                     int rows, int n, typename Elem<T>::acc alpha, typename Elem<T>::acc beta) {
-  using Acc = typename Elem<T>::acc;
-  const int lane = threadIdx.x & 31;
-  const int col_blocks = (n + 31) / 32;
-  const long long gw = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) >> 5;
-  if (gw >= static_cast<long long>(rows) * col_blocks) return;
-  const int row = static_cast<int>(gw / col_blocks), col = static_cast<int>(gw % col_blocks) * 32 + lane;
-  const int begin = __ldg(pos + row), end = __ldg(pos + row + 1);
-  Acc acc = 0;
-  for (int p = begin; p < end; p += 32) {
-    const int my = p + lane;
-    const int k_l = my < end ? __ldg(crd + my) : 0;
-    const Acc v_l = my < end ? Elem<T>::to_acc(vals[my]) : Acc(0);
-    const int cnt = min(32, end - p);
-    for (int q = 0; q < cnt; ++q) {
-      const int k = __shfl_sync(0xffffffffu, k_l, q);
-      const Acc v = __shfl_sync(0xffffffffu, v_l, q);
-      if (col < n) acc += v * Elem<T>::to_acc(B[k * ldb_row + col * ldb_col]);
-    }
-  }
-  if (col < n) {
-    T* out = C + row * ldc_row + col * ldc_col;
-    Acc y = alpha * acc;
-    if (beta != Acc(0)) y += beta * Elem<T>::to_acc(*out);
-    *out = Elem<T>::from_acc(y);
-  }
-}
-
-// Vectorised variant for B read in place (row-major, 16-byte aligned rows): each lane
+// CUDA-core row split. B is row-major with 16-byte aligned rows (read in place, or packed so
+// by row_major_b, zero-padded to a multiple of kVec columns): each lane
 // holds kVec consecutive columns (one 16-byte load per nonzero), L lanes span a column
 // tile, and the 32 / L lane groups of a warp take alternate nonzeros of the row and add up
 // at the end. A warp's load of one B row is then L x 16 contiguous bytes, which L1 serves
@@ -523,14 +549,14 @@ __global__ void tca_row_split_kernel(const int* __restrict__ pos, const int* __r
 // of the rows longer than that; their sums go to ws with atomics and tca_finalize_kernel
 // writes those rows), then one per row; a warp whose row was chunked has nothing to do. So
 // no warp runs much more than chunk_limit nonzeros, however uneven the rows, and the long
-// chunks start first.
+// chunks start first. ws rows are ws_ld (a multiple of kVec) wide.
 template <class T, int L>
 __global__ void __launch_bounds__(256, 6)
     tca_row_vec_kernel(const int* __restrict__ pos, const int* __restrict__ crd, const T* __restrict__ vals,
                        const T* __restrict__ B, long long ldb, T* __restrict__ C, long long ldc_row,
                        long long ldc_col, int rows, int n, typename Elem<T>::acc alpha, typename Elem<T>::acc beta,
                        bool c_vec, const RowChunk* __restrict__ chunks, int n_chunks, int chunk_limit,
-                       typename Elem<T>::acc* __restrict__ ws) {
+                       typename Elem<T>::acc* __restrict__ ws, long long ws_ld) {
   using Acc = typename Elem<T>::acc;
   constexpr int kVec = 16 / int(sizeof(T));
   constexpr int kGroups = 32 / L;
@@ -553,7 +579,7 @@ __global__ void __launch_bounds__(256, 6)
     row = item - n_chunks, begin = __ldg(pos + row), end = __ldg(pos + row + 1);
     if (end - begin > chunk_limit) return;  // the row's chunks do it
   }
-  const bool active = col < n;  // n is a multiple of kVec (in-place B)
+  const bool active = col < n;  // B holds kVec columns from col on (zero past n where packed)
   const T* b_lane = B + (active ? col : 0);
   Acc acc[kVec];
 #pragma unroll
@@ -581,7 +607,7 @@ __global__ void __launch_bounds__(256, 6)
     for (int e = 0; e < kVec; ++e) acc[e] += __shfl_xor_sync(0xffffffffu, acc[e], off);
   if (sub != 0 || !active) return;
   if (split >= 0) {
-    atomic_add_vec<kVec>(ws + static_cast<long long>(split) * n + col, acc);
+    atomic_add_vec<kVec>(ws + split * ws_ld + col, acc);
     return;
   }
   T* out = C + row * ldc_row + col * ldc_col;
@@ -593,7 +619,7 @@ __global__ void __launch_bounds__(256, 6)
       y.e[e] = Elem<T>::from_acc(beta != Acc(0) ? alpha * acc[e] + beta * Elem<T>::to_acc(y.e[e]) : alpha * acc[e]);
     *reinterpret_cast<Row16*>(out) = y;
   } else {
-    for (int e = 0; e < kVec; ++e) {
+    for (int e = 0; e < kVec && col + e < n; ++e) {
       T* o = out + e * ldc_col;
       Acc y = alpha * acc[e];
       if (beta != Acc(0)) y += beta * Elem<T>::to_acc(*o);
@@ -611,16 +637,16 @@ std::size_t elem_size(TcaType t) {
   }
 }
 
-// C rows of the split windows or rows = alpha * (their sums in ws) + beta * C.
+// C rows of the split windows or rows = alpha * (their sums in ws, rows of ws_ld) + beta * C.
 template <class T, class W>
-void launch_finalize(const int* split_rows, long long n_split, int rows_per_split, const W* ws, const TcaArgs& a,
-                     cudaStream_t stream) {
+void launch_finalize(const int* split_rows, long long n_split, int rows_per_split, const W* ws, long long ws_ld,
+                     const TcaArgs& a, cudaStream_t stream) {
   const long long total = n_split * rows_per_split * a.n;
   const int blocks = static_cast<int>(std::min<long long>((total + 255) / 256, 65535));
-  tca_finalize_kernel<T, W><<<blocks, 256, 0, stream>>>(split_rows, n_split, rows_per_split, ws, static_cast<T*>(a.C),
-                                                        a.c_row_stride, a.c_col_stride, static_cast<int>(a.rows),
-                                                        static_cast<int>(a.n), static_cast<W>(a.alpha),
-                                                        static_cast<W>(a.beta));
+  tca_finalize_kernel<T, W><<<blocks, 256, 0, stream>>>(split_rows, n_split, rows_per_split, ws, ws_ld,
+                                                        static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride,
+                                                        static_cast<int>(a.rows), static_cast<int>(a.n),
+                                                        static_cast<W>(a.alpha), static_cast<W>(a.beta));
   TESSERA_CUDA_CHECK_LAUNCH("tca_finalize_kernel");
 }
 
@@ -655,24 +681,11 @@ void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long 
 template <class T>
 void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream) {
   const auto& st = plan.stats();
-  const int vec = 16 / static_cast<int>(sizeof(T));
-  const T* B = static_cast<const T*>(a.B.ptr);
-  long long ldb = a.B.row_stride;
-  int n_load = static_cast<int>(a.n);
-  DeviceBuffer<T> packed(tca_b_in_place(a) ? 0 : static_cast<std::size_t>(a.cols) * ((a.n + vec - 1) / vec * vec),
-                         stream);
-  if (packed.ptr) {
-    n_load = static_cast<int>((a.n + vec - 1) / vec * vec);
-    const long long total = a.cols * static_cast<long long>(n_load);
-    const int blocks = static_cast<int>(std::min<long long>((total + 255) / 256, 65535));
-    if (total > 0) {
-      tca_pack_b_kernel<T><<<blocks, 256, 0, stream>>>(B, a.B.row_stride, a.B.col_stride, packed.ptr, a.cols,
-                                                       static_cast<int>(a.n), n_load);
-      TESSERA_CUDA_CHECK_LAUNCH("tca_pack_b_kernel");
-    }
-    B = packed.ptr;
-    ldb = n_load;
-  }
+  const std::size_t packed_count = packed_b_count<T>(a);
+  DeviceBuffer<T> packed(packed_count, stream, packed_count ? workspace_pool() : nullptr);
+  long long ldb = 0;
+  int n_load = 0;
+  const T* B = row_major_b(a, packed, ldb, n_load, stream);
   const std::size_t ws_count = static_cast<std::size_t>(st.split_windows) * kWindowRows * a.n;
   DeviceBuffer<float> ws(ws_count, stream, ws_count ? workspace_pool() : nullptr);
   if (ws_count) TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, ws_count * sizeof(float), stream));
@@ -699,52 +712,45 @@ void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream)
     if (long_items && a.n > 32 && fills_gpu(64)) launch(std::integral_constant<int, 64>{});
     else launch(std::integral_constant<int, 32>{});
   }
-  if (ws_count) launch_finalize<T, float>(plan.split_rows(), st.split_windows, kWindowRows, ws.ptr, a, stream);
+  if (ws_count) launch_finalize<T, float>(plan.split_rows(), st.split_windows, kWindowRows, ws.ptr, a.n, a, stream);
 }
 
 template <class T>
 void run_row_split(const TcaPlan* plan, const TcaArgs& a, cudaStream_t stream) {
   using Acc = typename Elem<T>::acc;
-  if (tca_b_in_place(a)) {
-    constexpr int kVec = 16 / int(sizeof(T));
-    // C's rows contiguous and every kVec-column group 16-byte aligned for vector stores
-    const bool c_vec = a.c_col_stride == 1 && a.c_row_stride % kVec == 0 &&
-                       reinterpret_cast<std::uintptr_t>(a.C) % 16 == 0;
-    // Without a plan every row is one work item.
-    const long long n_chunks = plan ? plan->stats().row_chunks : 0;
-    const long long chunked_rows = plan ? plan->stats().chunked_rows : 0;
-    const int chunk_limit = plan && chunked_rows ? plan->stats().row_chunk_nnz : 0x7fffffff;
-    const std::size_t ws_count = static_cast<std::size_t>(chunked_rows * a.n);
-    DeviceBuffer<Acc> ws(ws_count, stream, ws_count ? workspace_pool() : nullptr);
-    if (ws_count) TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, ws_count * sizeof(Acc), stream));
-    auto launch = [&](auto lanes) {
-      constexpr int L = decltype(lanes)::value;
-      const long long warps = (a.rows + n_chunks) * ((a.n + L * kVec - 1) / (L * kVec));
-      const long long blocks = (warps + 7) / 8;
-      if (blocks > 0x7fffffffLL) throw Error("spmm_tca: problem too large for the row-split grid");
-      tca_row_vec_kernel<T, L><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
-          a.pos, a.crd, static_cast<const T*>(a.vals), static_cast<const T*>(a.B.ptr), a.B.row_stride,
-          static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride, static_cast<int>(a.rows), static_cast<int>(a.n),
-          static_cast<Acc>(a.alpha), static_cast<Acc>(a.beta), c_vec,
-          plan ? static_cast<const RowChunk*>(plan->row_chunks()) : nullptr, static_cast<int>(n_chunks), chunk_limit,
-          ws.ptr);
-      TESSERA_CUDA_CHECK_LAUNCH("tca_row_vec_kernel");
-    };
-    // Lane groups as wide as N needs (8 lanes cover 8 kVec columns), up to a warp.
-    if (a.n <= 8 * kVec) launch(std::integral_constant<int, 8>{});
-    else if (a.n <= 16 * kVec) launch(std::integral_constant<int, 16>{});
-    else launch(std::integral_constant<int, 32>{});
-    if (ws_count) launch_finalize<T, Acc>(plan->chunked_row_ids(), chunked_rows, 1, ws.ptr, a, stream);
-    return;
-  }
-  const long long warps = a.rows * ((a.n + 31) / 32);
-  const long long blocks = (warps + 7) / 8;
-  if (blocks > 0x7fffffffLL) throw Error("spmm_tca: problem too large for the row-split grid");
-  tca_row_split_kernel<T><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
-      a.pos, a.crd, static_cast<const T*>(a.vals), static_cast<const T*>(a.B.ptr), a.B.row_stride,
-      a.B.col_stride, static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride, static_cast<int>(a.rows),
-      static_cast<int>(a.n), static_cast<Acc>(a.alpha), static_cast<Acc>(a.beta));
-  TESSERA_CUDA_CHECK_LAUNCH("tca_row_split_kernel");
+  constexpr int kVec = 16 / int(sizeof(T));
+  const std::size_t packed_count = packed_b_count<T>(a);
+  DeviceBuffer<T> packed(packed_count, stream, packed_count ? workspace_pool() : nullptr);
+  long long ldb = 0;
+  int n_load = 0;
+  const T* B = row_major_b(a, packed, ldb, n_load, stream);
+  // C's rows contiguous, whole kVec-column groups, every group 16-byte aligned: vector stores
+  const bool c_vec = a.c_col_stride == 1 && a.c_row_stride % kVec == 0 && a.n % kVec == 0 &&
+                     reinterpret_cast<std::uintptr_t>(a.C) % 16 == 0;
+  // Without a plan every row is one work item.
+  const long long n_chunks = plan ? plan->stats().row_chunks : 0;
+  const long long chunked_rows = plan ? plan->stats().chunked_rows : 0;
+  const int chunk_limit = plan && chunked_rows ? plan->stats().row_chunk_nnz : 0x7fffffff;
+  const std::size_t ws_count = static_cast<std::size_t>(chunked_rows * n_load);
+  DeviceBuffer<Acc> ws(ws_count, stream, ws_count ? workspace_pool() : nullptr);
+  if (ws_count) TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, ws_count * sizeof(Acc), stream));
+  auto launch = [&](auto lanes) {
+    constexpr int L = decltype(lanes)::value;
+    const long long warps = (a.rows + n_chunks) * ((a.n + L * kVec - 1) / (L * kVec));
+    const long long blocks = (warps + 7) / 8;
+    if (blocks > 0x7fffffffLL) throw Error("spmm_tca: problem too large for the row-split grid");
+    tca_row_vec_kernel<T, L><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
+        a.pos, a.crd, static_cast<const T*>(a.vals), B, ldb, static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride,
+        static_cast<int>(a.rows), static_cast<int>(a.n), static_cast<Acc>(a.alpha), static_cast<Acc>(a.beta), c_vec,
+        plan ? static_cast<const RowChunk*>(plan->row_chunks()) : nullptr, static_cast<int>(n_chunks), chunk_limit,
+        ws.ptr, n_load);
+    TESSERA_CUDA_CHECK_LAUNCH("tca_row_vec_kernel");
+  };
+  // Lane groups as wide as N needs (8 lanes cover 8 kVec columns), up to a warp.
+  if (a.n <= 8 * kVec) launch(std::integral_constant<int, 8>{});
+  else if (a.n <= 16 * kVec) launch(std::integral_constant<int, 16>{});
+  else launch(std::integral_constant<int, 32>{});
+  if (ws_count) launch_finalize<T, Acc>(plan->chunked_row_ids(), chunked_rows, 1, ws.ptr, n_load, a, stream);
 }
 
 }  // namespace

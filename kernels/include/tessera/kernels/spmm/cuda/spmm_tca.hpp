@@ -17,8 +17,9 @@
 //   * fp16/bf16: mma.m16n8k16 with fp32 accumulation; fp32: TF32 mma.m16n8k8 (two
 //     per chunk); fp64, fp32 without TF32 and any case tca_choose rejects (among them fp32
 //     plans of even or long rows, where it reads B at half the L1 cost): the CUDA-core row
-//     split, a warp per row and column tile, 16-byte lane reads of B where B is read in
-//     place; there, rows longer than the plan's row chunk are cut into chunks run by
+//     split, a warp per row and column tile, 16-byte lane reads of B (read in place, or
+//     packed row-major first as for the tensor cores); rows longer than the plan's row
+//     chunk are cut into chunks run by
 //     separate warps, summed in a workspace with atomics (so one long row no longer holds
 //     up the launch; like split windows, such rows are summed in no fixed order);
 //   * column tiles of B, one grid row per tile: fp16/bf16 64 columns (32 where n <= 32 or
@@ -131,8 +132,8 @@ struct TcaArgs {
   double alpha, beta;           // beta == 0: C is not read
 };
 
-// True when the tensor-core kernel can read B in place (row-major, 16-byte aligned
-// rows and base); otherwise spmm_tca packs B into a temporary first.
+// True when the kernels can read B in place (row-major, 16-byte aligned rows and base, N a
+// multiple of 16 bytes); otherwise spmm_tca packs B into a row-major temporary first.
 bool tca_b_in_place(const TcaArgs& args);
 // Whether the element type has a tensor-core kernel (fp64 does not).
 bool tca_has_tensor_core(TcaType type);
