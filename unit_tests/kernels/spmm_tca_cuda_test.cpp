@@ -109,6 +109,11 @@ TEST(SpmmTca, CudaCoreRowSplitChunksLongRows) {
       coo.values.push_back(0.25 + 0.001 * static_cast<double>((i + 3 * j) % 700));
     }
   }
+  // The automatic plan does cut this matrix's long rows (several chunks each).
+  const auto A = tessera::from_coo<double, tessera::CSR, Kokkos::Cuda>(coo);
+  const auto plan = tessera::kernels::cuda::TcaPlanCache::get(A.decompose().levels[1].pos, A.extent(0));
+  EXPECT_EQ(plan->stats().chunked_rows, 6);
+  EXPECT_GT(plan->stats().row_chunks, 6 * 2);
   for (std::int64_t n : {8, 64, 256}) {
     check_spmm<double, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 1.0, 0.0, 21, "power_law_rows", rs);
     check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, -2.0, 0.5, 22, "power_law_rows", rs);

@@ -595,7 +595,7 @@ __global__ void __launch_bounds__(256, 6)
       const T v = __shfl_sync(0xffffffffu, v_l, q & 31);
       if (q < cnt) {
         const Row16 x = *reinterpret_cast<const Row16*>(b_lane + k * ldb);
-  const Acc va = Elem<T>::to_acc(v);
+        const Acc va = Elem<T>::to_acc(v);
 #pragma unroll
         for (int e = 0; e < kVec; ++e) acc[e] += va * Elem<T>::to_acc(x.e[e]);
       }
@@ -799,7 +799,9 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
     if (e - b <= row_chunk_nnz) continue;
     const int split = static_cast<int>(chunked_rows.size());
     chunked_rows.push_back(static_cast<int>(r));
-    for (int cb = b; cb < e; cb += row_chunk_nnz) chunks.push_back({static_cast<int>(r), cb, std::min(e, cb + row_chunk_nnz), split});
+    for (long long cb = b; cb < e; cb += row_chunk_nnz)  // 64-bit: cb + row_chunk_nnz may pass INT_MAX
+      chunks.push_back({static_cast<int>(r), static_cast<int>(cb), static_cast<int>(std::min<long long>(e, cb + row_chunk_nnz)),
+                        split});
   }
   st.chunked_rows = static_cast<std::int64_t>(chunked_rows.size());
   st.row_chunks = static_cast<std::int64_t>(chunks.size());
