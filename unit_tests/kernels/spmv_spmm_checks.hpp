@@ -30,10 +30,20 @@ inline std::int64_t longest_row(const HostCoo<double>& coo) {
   return longest;
 }
 
+// y = alpha * A * x + beta * y by tessera::spmv on the CSR tensor.
+struct CsrSpmv {
+  template <class Tensor, class T, class XView, class YView>
+  void operator()(const Tensor& A, T alpha, const XView& x, T beta, const YView& y) const {
+    tessera::spmv(alpha, A, x, beta, y);
+  }
+};
+
 // Strided: x and y are passed as rows of column-major (2 x n) arrays (LayoutStride
 // Views), which takes the kernels' View-accessor path instead of raw pointers.
-template <class T, class Space, bool Strided = false>
-void check_spmv(const HostCoo<double>& coo, double alpha, double beta, std::uint64_t seed, const std::string& what) {
+// multiply(A, alpha, x, beta, y) runs the kernel under test on the CSR tensor A.
+template <class T, class Space, bool Strided = false, class Multiply = CsrSpmv>
+void check_spmv(const HostCoo<double>& coo, double alpha, double beta, std::uint64_t seed, const std::string& what,
+                const Multiply& multiply = {}) {
   SCOPED_TRACE(what + " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta) +
                (Strided ? " strided" : ""));
   using Mem = typename Space::memory_space;
@@ -58,10 +68,10 @@ void check_spmv(const HostCoo<double>& coo, double alpha, double beta, std::uint
     const auto y_row = Kokkos::subview(ys, 1, Kokkos::ALL());
     Kokkos::deep_copy(x_row, xd);
     Kokkos::deep_copy(y_row, yd);
-    tessera::spmv(static_cast<T>(alpha), A, x_row, static_cast<T>(beta), y_row);
+    multiply(A, static_cast<T>(alpha), x_row, static_cast<T>(beta), y_row);
     Kokkos::deep_copy(yd, y_row);
   } else {
-    tessera::spmv(static_cast<T>(alpha), A, xd, static_cast<T>(beta), yd);
+    multiply(A, static_cast<T>(alpha), xd, static_cast<T>(beta), yd);
   }
   Kokkos::deep_copy(yh, yd);
   tessera::reference::spmv(alpha, rounded, x, beta, y);

@@ -13,10 +13,12 @@
 #include "tessera/formats/crs_matrix.hpp"
 #endif
 #include "tessera/formats/nv24.hpp"
+#include "tessera/formats/sliced_ell.hpp"
 #include "tessera/formats/vnm.hpp"
 #include "tessera/kernels/mttkrp/mttkrp.hpp"
 #include "tessera/kernels/nm_spmm/nm_spmm.hpp"
 #include "tessera/kernels/spgemm/spgemm.hpp"
 #include "tessera/kernels/spmm/spmm.hpp"
+#include "tessera/kernels/spmv/sliced_ell_spmv.hpp"
 #include "tessera/kernels/spmv/spmv.hpp"
 #include "tessera/kernels/ttm/ttm.hpp"

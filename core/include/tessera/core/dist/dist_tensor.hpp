@@ -34,6 +34,7 @@
 #include "tessera/core/tensor.hpp"
 #include "tessera/formats/convert.hpp"
 #include "tessera/formats/encoding.hpp"
+#include "tessera/formats/sliced_ell.hpp"
 
 namespace tessera::dist {
 
@@ -204,6 +205,16 @@ class DistTensor {
   const ImportPlan& import_plan() const { return *plan_; }
   // The ghost exchange; kernels start and finish it (shared by copies of this tensor).
   Halo<T, Space>& halo() const { return *halo_; }
+  // diagonal() as a sliced ELLPACK copy (host spaces): the layout of dist::spmv's local
+  // product there. Built on the first call and kept, shared by copies of this tensor:
+  // it costs about as much memory again as the diagonal block's indices and values.
+  const SlicedEll<T>& diagonal_sliced_ell() const {
+    if (!diag_sliced_->built) {
+      diag_sliced_->ell = make_sliced_ell(diag_);
+      diag_sliced_->built = true;
+    }
+    return diag_sliced_->ell;
+  }
 
  private:
   static void check_triplets(const HostCoo<double>& coo) {
@@ -241,6 +252,11 @@ class DistTensor {
   row_view boundary_rows_;
   std::shared_ptr<const ImportPlan> plan_;
   std::shared_ptr<Halo<T, Space>> halo_;
+  struct LazySlicedEll {
+    bool built = false;
+    SlicedEll<T> ell;
+  };
+  std::shared_ptr<LazySlicedEll> diag_sliced_ = std::make_shared<LazySlicedEll>();
 };
 
 }  // namespace tessera::dist

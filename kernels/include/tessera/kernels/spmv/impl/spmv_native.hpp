@@ -9,6 +9,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "tessera/kernels/common/prefetch.hpp"
 #include "tessera/kernels/common/row_partition.hpp"
 
 namespace tessera::kernels::impl {
@@ -23,14 +24,10 @@ struct SpmvRowChunks {
   using T = typename YView::non_const_value_type;
   static_assert(is_contiguous_vector_v<PosView> && is_contiguous_vector_v<CrdView> && is_contiguous_vector_v<ValView>,
                 "the tensor's level arrays are contiguous");
-  // The matrix arrays are streamed once per call, and one thread does not keep enough
-  // loads in flight to reach memory bandwidth on them: each row requests the line
-  // 512 bytes ahead of its first entry in vals (and in crd). One request per row, no
-  // loop: in stand-alone measurements a variable-trip prefetch loop cost more than it
-  // saved. The request uses the keep-in-all-levels hint: with the no-reuse hint
-  // (prefetchnta) the same loop ran 2x slower on a Xeon (Poisson 120^3 and wave, one
-  // core, 2026-11-22), where the line seems not to stay until its row is reached;
-  // on an AMD EPYC the two hints were within noise.
+  // The matrix arrays are streamed once per call (common/prefetch.hpp): each row
+  // requests the line 512 bytes ahead of its first entry in vals (and in crd). One
+  // request per row, no loop: in stand-alone measurements a variable-trip prefetch loop
+  // cost more than it saved.
   static constexpr std::int64_t kValsAhead = 512 / sizeof(typename ValView::non_const_value_type);
   static constexpr std::int64_t kCrdAhead = 512 / sizeof(typename CrdView::non_const_value_type);
   static constexpr std::int64_t kLongRow = 16;
@@ -74,8 +71,8 @@ struct SpmvRowChunks {
     const std::int64_t chunk_nnz_end = static_cast<std::int64_t>(p[end]);
     for (std::int64_t i = first; i < end; ++i) {
       const std::int64_t row_begin = p[i], row_end = p[i + 1];
-      prefetch(v, row_begin + kValsAhead, chunk_nnz_end);
-      prefetch(c, row_begin + kCrdAhead, chunk_nnz_end);
+      prefetch_for_read(v, row_begin + kValsAhead, chunk_nnz_end);
+      prefetch_for_read(c, row_begin + kCrdAhead, chunk_nnz_end);
       T sum;
       if (row_end - row_begin < kLongRow) {  // one FMA chain: splitting short rows costs more than it saves
         sum = 0;
@@ -97,15 +94,6 @@ struct SpmvRowChunks {
       else
         y_at[i] = sum;
     }
-  }
-
-  template <class U>
-  static void prefetch(const U* data, std::int64_t q, std::int64_t end) {
-#if defined(__GNUC__)
-    if (q < end) __builtin_prefetch(data + q, 0, 3);
-#else
-    (void)data, (void)q, (void)end;
-#endif
   }
 };
 
