@@ -8,9 +8,8 @@
 //             masked gather of x and one FMA per eight entries.
 // Each comes for both column layouts (narrow 16-bit offsets from a base per slice, or
 // wide 32-bit columns).
-// On a 16-core Xeon (one process per core, 2026-11-22) the AVX-512 loop ran the
-// diagonal blocks of Poisson 120^3 and wave 1.3-1.9x faster than the CSR row loop of
-// spmv_native.hpp, the portable loop 1.1-1.5x.
+// dist::spmv's diagonal products on it took dist::spmv from 0.92-1.12x to 1.13-1.59x
+// PETSc's MatMult on a 16-core Xeon (perf_tests/results/dist_spmv_spmm_xeon16.md).
 // Padding entries (column -1) are never multiplied, so an Inf or NaN in x reaches only
 // the rows that hold its column, as with CSR. With beta == 0, y is written without
 // being read.
