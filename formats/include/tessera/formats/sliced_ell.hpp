@@ -15,16 +15,17 @@
 //     16-bit, kPadOffset in padding; wide layout otherwise: crd(q), -1 in padding.
 //
 // Why this layout: each of the eight lanes is an independent dot product, so a kernel
-// runs eight chains with one loop exit per slice instead of one per row (on short rows
-// CSR's per-row exit mispredicts often) and, with AVX-512, one gather of x per eight
-// entries. Sorting inside small windows keeps the padding low (wave: 2 % instead of 18 %
+// runs eight chains with one loop exit per slice instead of one per row and, with
+// AVX-512, one gather of x per eight entries. Sorting inside small windows keeps the padding low (wave: 2 % instead of 18 %
 // unsorted) while every row's output stays near its neighbours'. The narrow layout
-// moves 10 instead of 12 bytes per double entry: where several processes share the
-// memory bandwidth (16 ranks on a 16-core Xeon) that is most of what is left to gain.
+// moves 10 instead of 12 bytes per double entry: it was added where 16 ranks share a
+// 16-core Xeon's memory bandwidth and the 32-bit version had no margin left over PETSc
+// (perf_tests/results/dist_spmv_spmm_xeon16.md).
 //
 // The copy is taken when it is built: later changes to the CSR values are not seen.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <type_traits>
@@ -32,7 +33,6 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "tessera/core/error.hpp"
 #include "tessera/core/tensor.hpp"
 #include "tessera/formats/encoding.hpp"
 
@@ -101,14 +101,14 @@ SlicedEll<T> make_sliced_ell(const Tensor<T, Enc, Space>& A, SlicedEllColumns co
   std::vector<int> lowest(slices, 0);
   out.narrow = columns == SlicedEllColumns::Auto;
   for (std::int64_t sl = 0; sl < slices; ++sl) {
-    int lo = 0, hi = -1;
+    int lo = std::numeric_limits<int>::max(), hi = -1;
     for (std::int64_t slot = sl * C; slot < std::min(out.rows, sl * C + C); ++slot)
       for (auto q = pos(order[slot]); q < pos(order[slot] + 1); ++q) {
-        lo = hi < lo ? crd(q) : std::min(lo, static_cast<int>(crd(q)));
-        hi = std::max(hi, static_cast<int>(crd(q)));
+        lo = std::min(lo, crd(q));
+        hi = std::max(hi, crd(q));
       }
-    lowest[sl] = lo;
-    if (static_cast<std::int64_t>(hi) - lo >= SlicedEll<T>::kPadOffset) out.narrow = false;
+    lowest[sl] = hi < 0 ? 0 : lo;  // an empty slice keeps base 0
+    if (hi >= 0 && static_cast<std::int64_t>(hi) - lo >= SlicedEll<T>::kPadOffset) out.narrow = false;
   }
   const auto uninitialised = [](const std::string& label) {
     return Kokkos::view_alloc(Kokkos::WithoutInitializing, label);

@@ -10,7 +10,7 @@
 // wide 32-bit columns).
 // dist::spmv's diagonal products on it took dist::spmv from 0.92-1.12x to 1.13-1.59x
 // PETSc's MatMult on a 16-core Xeon (perf_tests/results/dist_spmv_spmm_xeon16.md).
-// Padding entries (column -1) are never multiplied, so an Inf or NaN in x reaches only
+// Padding entries are never multiplied, so an Inf or NaN in x reaches only
 // the rows that hold its column, as with CSR. With beta == 0, y is written without
 // being read.
 #include <cstdint>
@@ -27,9 +27,10 @@
 namespace tessera::kernels::impl {
 
 // The slices' arrays as raw pointers, captured by value in parallel loops. Narrow
-// layout: base and offset set, crd null; wide layout: the reverse.
+// layout: base and offset used; wide layout: crd.
 template <class T>
 struct SlicedEllArrays {
+  bool narrow;
   const std::int64_t* start;
   const T* vals;
   const int* row_of;
@@ -38,8 +39,8 @@ struct SlicedEllArrays {
   const int* crd;
 
   explicit SlicedEllArrays(const SlicedEll<T>& A)
-      : start(A.start.data()), vals(A.vals.data()), row_of(A.row_of.data()), base(A.narrow ? A.base.data() : nullptr),
-        offset(A.narrow ? A.offset.data() : nullptr), crd(A.narrow ? nullptr : A.crd.data()) {}
+      : narrow(A.narrow), start(A.start.data()), vals(A.vals.data()), row_of(A.row_of.data()), base(A.base.data()),
+        offset(A.offset.data()), crd(A.crd.data()) {}
 };
 
 // The loop reads each slice's arrays once; one request per slice, 1 KiB ahead of its
@@ -47,7 +48,7 @@ struct SlicedEllArrays {
 template <class T>
 inline void prefetch_slice(const SlicedEllArrays<T>& a, std::int64_t q, std::int64_t end) {
   prefetch_for_read(a.vals, q + 1024 / static_cast<std::int64_t>(sizeof(T)), end);
-  if (a.offset) prefetch_for_read(a.offset, q + 1024 / static_cast<std::int64_t>(sizeof(std::uint16_t)), end);
+  if (a.narrow) prefetch_for_read(a.offset, q + 1024 / static_cast<std::int64_t>(sizeof(std::uint16_t)), end);
   else prefetch_for_read(a.crd, q + 1024 / static_cast<std::int64_t>(sizeof(int)), end);
 }
 
@@ -69,7 +70,7 @@ void sliced_ell_slices_portable(const SlicedEllArrays<T>& a, std::int64_t first,
   for (std::int64_t s = first; s < last; ++s) {
     prefetch_slice(a, a.start[s], end);
     T sum[C] = {};
-    if (a.offset) {  // padding reads the slice's first column, never adds it
+    if (a.narrow) {  // padding reads the slice's first column, never adds it
       const T* const xs = x + a.base[s];
       for (std::int64_t q = a.start[s]; q < a.start[s + 1]; q += C)
         for (std::int64_t l = 0; l < C; ++l) {
@@ -131,7 +132,7 @@ __attribute__((target("avx512f"))) void sliced_ell_slices_avx512(const SlicedEll
   for (std::int64_t s = first; s < last; ++s) {
     std::int64_t q = a.start[s];
     const std::int64_t slice_end = a.start[s + 1];
-    const double* const xs = a.base ? x + a.base[s] : x;
+    const double* const xs = a.narrow ? x + a.base[s] : x;
     prefetch_slice(a, q, end);
     __m512d even = _mm512_setzero_pd(), odd = _mm512_setzero_pd();
     for (; q + 2 * C <= slice_end; q += 2 * C) {
@@ -161,7 +162,7 @@ void sliced_ell_slices(bool vectorised, const SlicedEllArrays<T>& a, std::int64_
                        const T* x, T alpha, T beta, T* y) {
 #ifdef TESSERA_SLICED_ELL_AVX512
   if constexpr (std::is_same_v<T, double>) {
-    if (vectorised && a.offset) return sliced_ell_slices_avx512<NarrowStepAvx512>(a, first, last, x, alpha, beta, y);
+    if (vectorised && a.narrow) return sliced_ell_slices_avx512<NarrowStepAvx512>(a, first, last, x, alpha, beta, y);
     if (vectorised) return sliced_ell_slices_avx512<WideStepAvx512>(a, first, last, x, alpha, beta, y);
   }
 #endif
