@@ -8,12 +8,16 @@
 # Environment: RANKS (default "1 2"), GRID (120), MATRIX (wave), K (16), REPS (20), RUNS (5),
 # LAUNCHES (3: separate processes per configuration; one process's timings can sit 20% off
 # another's on the same machine, so the table takes the median over launches),
+# SPMM_LOOP (auto | portable), SPMM_STORES (auto | cached | streaming): dist::spmm's host loop
+# options (SpmmOptions::host_loop, ::output_stores; default auto),
 # TESSERA_COMMIT (the commit to print when the tree has no git history).
 set -euo pipefail
 export OMP_NUM_THREADS=1  # one thread per rank: pure MPI scaling
 source "$(dirname "$0")/bench_env.sh" dist_spmv_bench "${1:-}"
 ranks=${RANKS:-1 2} grid=${GRID:-120} matrix=${MATRIX:-wave} k=${K:-16}
 flags=(--k "$k" --reps "${REPS:-20}" --runs "${RUNS:-5}")
+if [[ -n ${SPMM_LOOP:-} ]]; then flags+=(--spmm-loop "$SPMM_LOOP"); fi
+if [[ -n ${SPMM_STORES:-} ]]; then flags+=(--spmm-stores "$SPMM_STORES"); fi
 # OpenMPI refuses root and more ranks than cores unless told (see scripts/test.sh).
 if [[ $EUID -eq 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 export OMPI_MCA_rmaps_base_oversubscribe=${OMPI_MCA_rmaps_base_oversubscribe:-1}

@@ -8,6 +8,8 @@
 // alternate.
 // Prints one Markdown table row per operation (run_dist.sh assembles the table).
 // Usage: mpiexec -n P dist_spmv_bench [--poisson N] [matrix.mtx[.gz]] [--k 16] [--reps 50] [--runs 5]
+//          [--spmm-loop auto|portable] [--spmm-stores auto|cached|streaming]
+// (the last two set dist::spmm's SpmmOptions::host_loop and ::output_stores)
 #include <mpi.h>
 
 #include <algorithm>
@@ -40,7 +42,21 @@ struct Args {
   std::int64_t grid = 0;  // > 0: 3-D Poisson on grid^3 instead of a file
   std::int64_t k = 16;
   int reps = 50, runs = 5;
+  tessera::SpmmOptions spmm;
 };
+
+tessera::SpmmHostLoop parse_loop(const std::string& s) {
+  if (s == "auto") return tessera::SpmmHostLoop::Auto;
+  if (s == "portable") return tessera::SpmmHostLoop::Portable;
+  throw tessera::Error("--spmm-loop: expected auto or portable, got " + s);
+}
+
+tessera::SpmmOutputStores parse_stores(const std::string& s) {
+  if (s == "auto") return tessera::SpmmOutputStores::Auto;
+  if (s == "cached") return tessera::SpmmOutputStores::Cached;
+  if (s == "streaming") return tessera::SpmmOutputStores::Streaming;
+  throw tessera::Error("--spmm-stores: expected auto, cached or streaming, got " + s);
+}
 
 Args parse_args(int argc, char** argv) {
   Args args;
@@ -54,6 +70,8 @@ Args parse_args(int argc, char** argv) {
     else if (s == "--k") args.k = std::stoll(value());
     else if (s == "--reps") args.reps = std::stoi(value());
     else if (s == "--runs") args.runs = std::stoi(value());
+    else if (s == "--spmm-loop") args.spmm.host_loop = parse_loop(value());
+    else if (s == "--spmm-stores") args.spmm.output_stores = parse_stores(value());
     else if (!s.empty() && s[0] == '-') throw tessera::Error("unknown option " + s);
     else args.path = s;
   }
@@ -170,7 +188,14 @@ void run(const Args& args) {
     for (std::int64_t c = 0; c < k; ++c) B.local()(j, c) = std::cos(static_cast<double>(c0 + j + c));
   }
   const auto tessera_spmv = [&] { tessera::dist::spmv(1.0, A, x, 0.0, y); };
-  const auto tessera_spmm = [&] { tessera::dist::spmm(1.0, A, B, 0.0, C); };
+  const auto tessera_spmm = [&] { tessera::dist::spmm(1.0, A, B, 0.0, C, args.spmm); };
+  if (rank == 0) {
+    const bool avx512 = args.spmm.host_loop == tessera::SpmmHostLoop::Auto && tessera::spmm_host_loop_is_avx512<double>();
+    const bool streaming =
+        avx512 && tessera::dist::diagonal_spmm_options(C, args.spmm).output_stores == tessera::SpmmOutputStores::Streaming;
+    std::printf("<!-- %s, %d ranks: dist::spmm's host loop %s%s -->\n", name.c_str(), ranks,
+                avx512 ? "AVX-512" : "portable", avx512 ? (streaming ? ", streaming stores" : ", cached stores") : "");
+  }
   double t_spmv = 0, t_spmm = 0, p_spmv = 0, p_spmm = 0, d_spmv = 0, d_spmm = 0;
 
 #ifdef TESSERA_HAVE_PETSC

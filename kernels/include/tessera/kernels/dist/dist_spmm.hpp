@@ -3,8 +3,9 @@
 // row-distributed dense multivectors B (A.cols() blocks) and C (A.rows() blocks).
 // Same scheme as dist::spmv: the halo exchange of B's ghost rows overlaps the
 // diagonal block's product; the off-diagonal block (boundary rows only) then adds
-// its part. Each local
-// product is tessera::spmm with `opts` (so TCA-SpMM on Kokkos::Cuda when chosen).
+// its part. Each local product is tessera::spmm with `opts` (so TCA-SpMM on
+// Kokkos::Cuda when chosen), except that output_stores Auto is decided here on the size of all ranks' C together, not of one
+// rank's block: ranks on one machine share its caches and memory bandwidth.
 // Collective over A.comm().
 #include <Kokkos_Core.hpp>
 
@@ -14,6 +15,18 @@
 #include "tessera/kernels/spmm/spmm.hpp"
 
 namespace tessera::dist {
+
+// The options dist::spmm gives the diagonal block's product: output_stores Auto
+// resolved on the bytes of all ranks' C together.
+template <class T, class Space>
+SpmmOptions diagonal_spmm_options(const DistMultiVector<T, Space>& C, SpmmOptions opts) {
+  if (opts.output_stores == SpmmOutputStores::Auto) {
+    const std::int64_t global_c_bytes = C.rows().size() * C.columns() * static_cast<std::int64_t>(sizeof(T));
+    opts.output_stores =
+        global_c_bytes >= kSpmmStreamingMinBytes ? SpmmOutputStores::Streaming : SpmmOutputStores::Cached;
+  }
+  return opts;
+}
 
 template <class T, class Enc, class Space>
 void spmm(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const DistMultiVector<T, Space>& B, T beta,
@@ -26,7 +39,7 @@ void spmm(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
   Kokkos::Profiling::pushRegion("tessera::dist::spmm");
   auto& halo = A.halo();
   halo.start(space, B.local());
-  tessera::spmm(space, alpha, A.diagonal(), B.local(), beta, C.local(), opts);
+  tessera::spmm(space, alpha, A.diagonal(), B.local(), beta, C.local(), diagonal_spmm_options(C, opts));
   const auto ghosts = halo.finish(space);
   if (A.off_diagonal().nnz() > 0) {
     const typename DistMultiVector<T, Space>::view_type t = halo.scratch(A.off_diagonal().extent(0));

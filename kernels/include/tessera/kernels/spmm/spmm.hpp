@@ -7,6 +7,9 @@
 //   CudaCoreRowSplit  CUDA-core warp-per-row kernel, Kokkos::Cuda, float/double/half_t;
 //   Auto              Kokkos::Cuda: what spmm_choose_algorithm() says; other spaces: Native.
 // Asking a host space for a CUDA algorithm throws NotCompiled.
+// On host spaces, Native runs an AVX-512 row loop (impl/spmm_rows_avx512.hpp) for float
+// and double with row-major B and C on x86-64 CPUs that have it, the portable loop
+// otherwise; SpmmOptions::host_loop and ::output_stores steer it.
 #include <string>
 #include <type_traits>
 
@@ -23,6 +26,8 @@
 namespace tessera {
 
 enum class SpmmAlgorithm { Auto, Native, TensorCore, CudaCoreRowSplit };
+enum class SpmmHostLoop { Auto, Portable };
+enum class SpmmOutputStores { Auto, Cached, Streaming };
 
 inline const char* to_string(SpmmAlgorithm a) {
   switch (a) {
@@ -39,7 +44,33 @@ struct SpmmOptions {
   // float inputs may run through TF32 tensor cores (about 1e-3 relative error) when
   // Auto chooses; off by default so float results keep fp32 accuracy.
   bool allow_tf32 = false;
+  // Host spaces, Native: Auto runs the AVX-512 row loop where it applies (see above);
+  // Portable always runs the portable one.
+  SpmmHostLoop host_loop = SpmmHostLoop::Auto;
+  // The AVX-512 loop with beta == 0 can write C with streaming (non-temporal) stores,
+  // which save reading C's lines before overwriting them but leave C out of the cache.
+  // Auto streams when C holds at least kSpmmStreamingMinBytes.
+  SpmmOutputStores output_stores = SpmmOutputStores::Auto;
 };
+
+// Auto's threshold for streaming stores: an output this large does not stay in a
+// core's private caches and takes a large share of a shared last-level cache, so the
+// next kernel would mostly read it from memory anyway.
+inline constexpr std::int64_t kSpmmStreamingMinBytes = std::int64_t(16) << 20;
+
+// Whether the AVX-512 loop writes an output of c_bytes with streaming stores.
+inline bool spmm_streams_output(SpmmOutputStores stores, bool beta_is_zero, std::int64_t c_bytes) {
+  if (!beta_is_zero) return false;  // C is read anyway
+  return stores == SpmmOutputStores::Streaming ||
+         (stores == SpmmOutputStores::Auto && c_bytes >= kSpmmStreamingMinBytes);
+}
+
+// True when spmm on a host space, with host_loop Auto, runs the AVX-512 row loop for
+// value type T and row-major B and C on this CPU.
+template <class T>
+bool spmm_host_loop_is_avx512() {
+  return kernels::impl::spmm_avx512_value_v<T> && kernels::cpu_has_avx512f();
+}
 
 namespace kernels::detail {
 
@@ -104,7 +135,12 @@ void spmm(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, 
   const SpmmAlgorithm algorithm = spmm_choose_algorithm(A, B, C, opts);
   if (algorithm == SpmmAlgorithm::Native) {
     Kokkos::Profiling::pushRegion("tessera::spmm[native]");
-    kernels::impl::spmm_native(space, alpha, s.levels[1].pos, s.levels[1].crd, s.vals, B, beta, C, A.extent(0));
+    const kernels::impl::SpmmHostLoopChoice loop{
+        opts.host_loop == SpmmHostLoop::Auto && spmm_host_loop_is_avx512<T>(),
+        spmm_streams_output(opts.output_stores, beta == T(0),
+                            static_cast<std::int64_t>(C.span()) * static_cast<std::int64_t>(sizeof(T)))};
+    kernels::impl::spmm_native(space, alpha, s.levels[1].pos, s.levels[1].crd, s.vals, B, beta, C, A.extent(0),
+                               loop);
     Kokkos::Profiling::popRegion();
     return;
   }

@@ -3,7 +3,9 @@
 // B (K x N) and C (M x N) in any layout.
 // Host spaces: nnz-balanced row chunks; each row walks its nonzeros once per tile
 // of kTile columns, accumulating in a local array the compiler keeps in vector
-// registers. Device spaces: one row per team, columns over the team's threads.
+// registers; or, for float and double with row-major B and C when the caller asks,
+// the same walk in AVX-512 (spmm_rows_avx512.hpp). Device spaces: one row per team,
+// columns over the team's threads.
 // With beta == 0, C is written without being read.
 #include <cstdint>
 #include <type_traits>
@@ -11,8 +13,24 @@
 #include <Kokkos_Core.hpp>
 
 #include "tessera/kernels/common/row_partition.hpp"
+#include "tessera/kernels/spmm/impl/spmm_rows_avx512.hpp"
 
 namespace tessera::kernels::impl {
+
+template <class T>
+inline constexpr bool spmm_avx512_value_v =
+#ifdef TESSERA_HOST_AVX512
+    std::is_same_v<T, double> || std::is_same_v<T, float>;
+#else
+    false;
+#endif
+
+// The host loop spmm resolved (tessera::spmm from SpmmOptions): avx512 only where
+// spmm_avx512_value_v and the CPU allow; streaming only with beta == 0.
+struct SpmmHostLoopChoice {
+  bool avx512 = false;
+  bool streaming = false;
+};
 
 template <class PosView, class CrdView, class ValView, class BView, class CView>
 struct SpmmRowChunks {
@@ -25,6 +43,7 @@ struct SpmmRowChunks {
   BView B;
   CView C;
   T alpha, beta;
+  SpmmHostLoopChoice loop;
 
   // Row-major B and C take a raw-pointer path (row_times_row_major) so that the tile
   // loop vectorizes and the accumulators stay in registers; through the View
@@ -79,8 +98,20 @@ struct SpmmRowChunks {
 
   void operator()(std::int64_t chunk) const {
     const std::int64_t n = static_cast<std::int64_t>(C.extent(1));
+    const std::int64_t first = first_row_of_chunk(pos, rows, chunk, chunks);
     const std::int64_t end = first_row_of_chunk(pos, rows, chunk + 1, chunks);
-    for (std::int64_t i = first_row_of_chunk(pos, rows, chunk, chunks); i < end; ++i) {
+#ifdef TESSERA_HOST_AVX512
+    if constexpr (kRowMajor && spmm_avx512_value_v<T>) {
+      if (loop.avx512) {
+        const SpmmRowsArgs<T, typename PosView::non_const_value_type, typename CrdView::non_const_value_type> args{
+            pos.data(), crd.data(), vals.data(), B.data(), static_cast<std::int64_t>(B.stride(0)), C.data(),
+            static_cast<std::int64_t>(C.stride(0)), n, alpha, beta, loop.streaming && beta == T(0)};
+        spmm_rows_avx512(args, first, end);
+        return;
+      }
+    }
+#endif
+    for (std::int64_t i = first; i < end; ++i) {
       std::int64_t j0 = 0;
       for (; j0 + kTile <= n; j0 += kTile) row_tile<kTile>(i, j0, kTile);
       if (j0 < n) row_tile<0>(i, j0, n - j0);
@@ -113,11 +144,12 @@ struct SpmmTeamRows {
 template <class Space, class PosView, class CrdView, class ValView, class BView, class CView>
 void spmm_native(const Space& space, typename CView::non_const_value_type alpha, const PosView& pos,
                  const CrdView& crd, const ValView& vals, const BView& B, typename CView::non_const_value_type beta,
-                 const CView& C, std::int64_t rows) {
+                 const CView& C, std::int64_t rows, const SpmmHostLoopChoice& loop) {
   if (rows == 0 || C.extent(1) == 0) return;
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible) {
     const std::int64_t chunks = one_chunk_per_thread(space, rows);
-    const SpmmRowChunks<PosView, CrdView, ValView, BView, CView> functor{rows, chunks, pos, crd, vals, B, C, alpha, beta};
+    const SpmmRowChunks<PosView, CrdView, ValView, BView, CView> functor{
+        rows, chunks, pos, crd, vals, B, C, alpha, beta, loop};
     Kokkos::parallel_for("tessera::spmm[native]",
                          Kokkos::RangePolicy<Space, Kokkos::Schedule<Kokkos::Static>>(space, 0, chunks),
                          functor);

@@ -17,12 +17,8 @@
 #include <type_traits>
 
 #include "tessera/formats/sliced_ell.hpp"
+#include "tessera/kernels/common/host_avx512.hpp"
 #include "tessera/kernels/common/prefetch.hpp"
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
-#define TESSERA_SLICED_ELL_AVX512 1
-#include <immintrin.h>
-#endif
 
 namespace tessera::kernels::impl {
 
@@ -91,12 +87,7 @@ void sliced_ell_slices_portable(const SlicedEllArrays<T>& a, std::int64_t first,
   }
 }
 
-#ifdef TESSERA_SLICED_ELL_AVX512
-inline bool cpu_has_avx512f() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
-}
-
+#ifdef TESSERA_HOST_AVX512
 // sum += vals[q..q+8) * x[crd[q..q+8)], padding lanes (column -1) masked out of the gather.
 struct WideStepAvx512 {
   __attribute__((target("avx512f"))) __m512d operator()(const SlicedEllArrays<double>& a, std::int64_t q,
@@ -150,17 +141,13 @@ __attribute__((target("avx512f"))) void sliced_ell_slices_avx512(const SlicedEll
 // True when sliced_ell_slices runs the AVX-512 loop for value type T on this CPU.
 template <class T>
 bool sliced_ell_vectorised() {
-#ifdef TESSERA_SLICED_ELL_AVX512
   return std::is_same_v<T, double> && cpu_has_avx512f();
-#else
-  return false;
-#endif
 }
 
 template <class T>
 void sliced_ell_slices(bool vectorised, const SlicedEllArrays<T>& a, std::int64_t first, std::int64_t last,
                        const T* x, T alpha, T beta, T* y) {
-#ifdef TESSERA_SLICED_ELL_AVX512
+#ifdef TESSERA_HOST_AVX512
   if constexpr (std::is_same_v<T, double>) {
     if (vectorised && a.narrow) return sliced_ell_slices_avx512<NarrowStepAvx512>(a, first, last, x, alpha, beta, y);
     if (vectorised) return sliced_ell_slices_avx512<WideStepAvx512>(a, first, last, x, alpha, beta, y);
