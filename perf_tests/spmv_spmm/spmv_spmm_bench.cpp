@@ -1,5 +1,7 @@
 // Host SpMV and SpMM on the real matrices: Tessera's kernels and Kokkos Kernels'
 // spmv (the baseline) in one process, on the same CSR arrays (zero-copy interop).
+// Row-major SpMM, which Kokkos Kernels' build does not instantiate, is compared with
+// Tessera's own portable loop (SpmmHostLoop::Portable) instead.
 // Run through perf_tests/run_spmv_spmm.sh, which prints the ratio table.
 //   spmv_spmm_bench [--matrices DIR] [--n N] [google benchmark flags]
 #include <algorithm>
@@ -67,6 +69,15 @@ void register_matrix(const std::string& name, const Matrix& A, std::int64_t n) {
     for (auto _ : state) tessera::spmm(1.0, A, B_right, 0.0, C_right);
     set_counters(state, A, n);
   })->UseRealTime()->MinWarmUpTime(0.05);
+  tessera::SpmmOptions portable;
+  portable.host_loop = tessera::SpmmHostLoop::Portable;
+  benchmark::RegisterBenchmark(("spmm_right_n" + suffix + "tessera_portable/" + name).c_str(),
+                               [=](benchmark::State& state) {
+                                 for (auto _ : state) tessera::spmm(1.0, A, B_right, 0.0, C_right, portable);
+                                 set_counters(state, A, n);
+                               })
+      ->UseRealTime()
+      ->MinWarmUpTime(0.05);
 }
 
 }  // namespace
