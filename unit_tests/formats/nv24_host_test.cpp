@@ -12,6 +12,7 @@
 
 #include "tessera/formats/nv24.hpp"
 #include "tessera/kernels/nm_spmm/reference/nv24_reference.hpp"
+#include "tessera_test/host_spaces.hpp"
 
 namespace {
 
@@ -80,11 +81,7 @@ TEST(Nv24Layout, MatchesTheSlotsMeasuredOnSparseTensorCores) {
 
 template <class Space>
 class Nv24Format : public ::testing::Test {};
-using HostSpaces = ::testing::Types<
-#ifdef KOKKOS_ENABLE_OPENMP
-    Kokkos::OpenMP,
-#endif
-    Kokkos::Serial>;
+using tessera_test::HostSpaces;
 TYPED_TEST_SUITE(Nv24Format, HostSpaces);
 
 template <class T, class Space>

@@ -16,6 +16,7 @@
 #include "tessera/core/io/matrix_market.hpp"
 #include "tessera/kernels/spmv/sliced_ell_spmv.hpp"
 #include "tessera_test/data.hpp"
+#include "tessera_test/host_spaces.hpp"
 
 namespace {
 
@@ -23,11 +24,7 @@ using tessera::HostCoo;
 using tessera::SlicedEllKernel;
 using tessera_test::check_spmv;
 
-using TestSpaces = ::testing::Types<
-#ifdef KOKKOS_ENABLE_OPENMP
-    Kokkos::OpenMP,
-#endif
-    Kokkos::Serial>;
+using TestSpaces = tessera_test::HostSpaces;
 
 template <class Space>
 class SlicedEllSpmv : public ::testing::Test {};

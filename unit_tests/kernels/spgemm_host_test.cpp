@@ -2,10 +2,8 @@
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
 
-using TestSpaces = ::testing::Types<
-#ifdef KOKKOS_ENABLE_OPENMP
-    Kokkos::OpenMP,
-#endif
-    Kokkos::Serial>;
+#include "tessera_test/host_spaces.hpp"
+
+using TestSpaces = tessera_test::HostSpaces;
 
 #include "spgemm_test_body.hpp"

@@ -13,6 +13,7 @@
 #include "spmv_spmm_checks.hpp"
 #include "tessera/core/io/matrix_market.hpp"
 #include "tessera_test/data.hpp"
+#include "tessera_test/host_spaces.hpp"
 
 namespace {
 
@@ -21,11 +22,7 @@ using tessera::SpmmOptions;
 using tessera::SpmmOutputStores;
 using tessera_test::check_spmm;
 
-using TestSpaces = ::testing::Types<
-#ifdef KOKKOS_ENABLE_OPENMP
-    Kokkos::OpenMP,
-#endif
-    Kokkos::Serial>;
+using TestSpaces = tessera_test::HostSpaces;
 
 template <class Space>
 class SpmmHostLoops : public ::testing::Test {};
