@@ -4,8 +4,9 @@
 // Same scheme as dist::spmv: the halo exchange of B's ghost rows overlaps the
 // diagonal block's product; the off-diagonal block (boundary rows only) then adds
 // its part. Each local product is tessera::spmm with `opts` (so TCA-SpMM on
-// Kokkos::Cuda when chosen), except that output_stores Auto is decided here on the size of all ranks' C together, not of one
-// rank's block: ranks on one machine share its caches and memory bandwidth.
+// Kokkos::Cuda when chosen), except that output_stores Auto is decided here on the
+// size of all ranks' C together, not of one rank's block: ranks on one machine
+// share its caches and memory bandwidth.
 // Collective over A.comm().
 #include <Kokkos_Core.hpp>
 
@@ -22,8 +23,8 @@ template <class T, class Space>
 SpmmOptions diagonal_spmm_options(const DistMultiVector<T, Space>& C, SpmmOptions opts) {
   if (opts.output_stores == SpmmOutputStores::Auto) {
     const std::int64_t global_c_bytes = C.rows().size() * C.columns() * static_cast<std::int64_t>(sizeof(T));
-    opts.output_stores =
-        global_c_bytes >= kSpmmStreamingMinBytes ? SpmmOutputStores::Streaming : SpmmOutputStores::Cached;
+    opts.output_stores = spmm_streams_output(SpmmOutputStores::Auto, true, global_c_bytes) ? SpmmOutputStores::Streaming
+                                                                                          : SpmmOutputStores::Cached;
   }
   return opts;
 }

@@ -105,7 +105,7 @@ struct SpmmRowChunks {
       if (loop.avx512) {
         const SpmmRowsArgs<T, typename PosView::non_const_value_type, typename CrdView::non_const_value_type> args{
             pos.data(), crd.data(), vals.data(), B.data(), static_cast<std::int64_t>(B.stride(0)), C.data(),
-            static_cast<std::int64_t>(C.stride(0)), n, alpha, beta, loop.streaming && beta == T(0)};
+            static_cast<std::int64_t>(C.stride(0)), n, alpha, beta, loop.streaming};
         spmm_rows_avx512(args, first, end);
         return;
       }
