@@ -43,7 +43,7 @@ __global__ void probe(const T* vals, const unsigned* meta, const T* act, float* 
   for (int i = tid; i < kCols * kK; i += 128)
     *reinterpret_cast<T*>(sb + b_offset(i / kK, i % kK, BM)) = act[i];
   for (int i = tid; i < kRows * 32; i += 128) *reinterpret_cast<T*>(sa + a_offset(i / 32, i % 32)) = vals[i];
-  wg::fence_proxy_async();
+  kc::fence_proxy_async();
   __syncthreads();
   const unsigned e = meta[warp * 32 + lane];  // k_padded = 64: row tile `warp`, one k tile
   float d[32];

@@ -28,6 +28,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/formats/nv24/layout.hpp"
 #include "../../common/cuda_support.hpp"
+#include "../../common/tensor_map.hpp"
 #include "../../common/ptx_copy.cuh"
 #include "../../common/ptx_wgmma.cuh"
 #include "nv24_spmm_internal.cuh"
@@ -92,10 +93,10 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // Issued by the producer: one copy per operand, rows past m / n and k past the tensor zero-
   // filled (rows of W past n: zero values and zero metadata, results dropped).
   auto load = [&](int kt, int s) {
-    wgmma::mbarrier_arrive_expect_tx(&full[s], S::kStageBytes);
-    wgmma::tma_load_2d(stage_act(s), &maps.act, kt * kKTile, m0, &full[s]);
-    wgmma::tma_load_2d(stage_vals(s), &maps.vals, kt * (kKTile / 2), n0, &full[s]);
-    wgmma::tma_load_2d(stage_vals(s) + S::kValsBytes, &maps.meta, kt * nv24::kTileWords, n0 / nv24::kRowTile,
+    mbarrier_arrive_expect_tx(&full[s], S::kStageBytes);
+    tma_load_2d(stage_act(s), &maps.act, kt * kKTile, m0, &full[s]);
+    tma_load_2d(stage_vals(s), &maps.vals, kt * (kKTile / 2), n0, &full[s]);
+    tma_load_2d(stage_vals(s) + S::kValsBytes, &maps.meta, kt * nv24::kTileWords, n0 / nv24::kRowTile,
                        &full[s]);
   };
 
@@ -108,10 +109,10 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      wgmma::mbarrier_init(&full[s], 1);
-      wgmma::mbarrier_init(&empty[s], kThreads / 32);
+      mbarrier_init(&full[s], 1);
+      mbarrier_init(&empty[s], kThreads / 32);
     }
-    wgmma::mbarrier_init_fence();
+    mbarrier_init_fence();
   }
   __syncthreads();
   if (tid >= kThreads) {
@@ -120,7 +121,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     if (tid == kThreads)
       for (int j = 0; j < count; ++j) {
         const int s = j % STAGES;
-        if (j >= STAGES) wgmma::mbarrier_wait(&empty[s], (j / STAGES - 1) & 1);
+        if (j >= STAGES) mbarrier_wait(&empty[s], (j / STAGES - 1) & 1);
         load(kt0 + j, s);
       }
     return;
@@ -142,7 +143,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const int s = (i + u) % STAGES;
-      wgmma::mbarrier_wait(&full[s], ((i + u) / STAGES) & 1);
+      mbarrier_wait(&full[s], ((i + u) / STAGES) & 1);
 #pragma unroll
       for (int mb = 0; mb < MB; ++mb)
         e[u][mb] = stage_meta(s)[((wgi * MB + mb) * 4 + wwarp) * nv24::kTileWords + lane];
@@ -171,7 +172,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 #pragma unroll
       for (int mb = 0; mb < MB; ++mb) asm volatile("" ::"r"(in_flight[u][mb]));
     for (; released < i; ++released)
-      if (lane == 0) wgmma::mbarrier_arrive(&empty[released % STAGES]);
+      if (lane == 0) mbarrier_arrive(&empty[released % STAGES]);
   };
   using One = std::integral_constant<int, 1>;
   using Full = std::integral_constant<int, KSTEP>;
@@ -232,38 +233,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   store_c_tile<BM, kBN>(out, S::kOutStride, C, ldc, m0, n0, m, n, c_vec, tid, kThreads);
 }
 
-// cuTensorMapEncodeTiled from the driver, found through the runtime (no libcuda link).
-PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
-  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* f = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    TESSERA_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess || f == nullptr)
-      throw CudaError("tessera::nv24_spmm: the CUDA driver has no cuTensorMapEncodeTiled");
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
-  }();
-  return fn;
-}
-
-// Row-major (rows x cols) matrix with row stride `row_bytes`, copied in boxes of
-// (box_cols x box_rows) elements; out-of-range elements read as zero.
-CUtensorMap tensor_map(CUtensorMapDataType type, const void* base, std::int64_t cols, std::int64_t rows,
-                       std::int64_t row_bytes, int box_cols, int box_rows, CUtensorMapSwizzle swizzle) {
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(row_bytes)};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t steps[2] = {1, 1};
-  const CUresult r = encode_tiled()(&map, type, 2, const_cast<void*>(base), dims, strides, box, steps,
-                                    CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    throw CudaError("tessera::nv24_spmm: cuTensorMapEncodeTiled failed (error " + std::to_string(r) + ", " +
-                    std::to_string(rows) + " x " + std::to_string(cols) + " operand, box " + std::to_string(box_rows) +
-                    " x " + std::to_string(box_cols) + ") (" __FILE__ ")");
-  return map;
-}
-
 template <int MB, int BM, int STAGES, int KSTEP>
 struct WConfig {
   using S = WShape<MB, BM, STAGES, KSTEP>;
@@ -279,12 +248,12 @@ struct WConfig {
     TensorMaps maps{};  // k == 0: no k tile, no copy, no map
     if (k_tiles > 0) {
       maps.act = tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT16, a.A, a.k, a.m, a.lda * 2, kKTile, BM,
-                            CU_TENSOR_MAP_SWIZZLE_128B);
+                            CU_TENSOR_MAP_SWIZZLE_128B, "tessera::nv24_spmm");
       maps.vals = tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT16, a.vals, a.k_padded / 2, a.n, a.k_padded, kKTile / 2,
-                             kBN, CU_TENSOR_MAP_SWIZZLE_64B);
+                             kBN, CU_TENSOR_MAP_SWIZZLE_64B, "tessera::nv24_spmm");
       maps.meta = tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT32, a.meta, k_tiles * nv24::kTileWords,
                              nv24::row_tiles(a.n), k_tiles * nv24::kTileWords * 4, nv24::kTileWords,
-                             kBN / nv24::kRowTile, CU_TENSOR_MAP_SWIZZLE_NONE);
+                             kBN / nv24::kRowTile, CU_TENSOR_MAP_SWIZZLE_NONE, "tessera::nv24_spmm");
     }
     kernel<<<dim3(tiles_m * tiles_n, splits), kBlockThreads, S::kSmemBytes, stream>>>(
         maps, static_cast<T*>(a.C), a.ldc, static_cast<int>(a.m), static_cast<int>(a.n),

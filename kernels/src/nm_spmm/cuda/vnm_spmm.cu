@@ -10,14 +10,15 @@
 #include "tessera/core/error.hpp"
 #include "tessera/formats/vnm/staging.hpp"
 #include "../../common/cuda_support.hpp"
-#include "../../common/ptx_copy.cuh"
+#include "../../common/ptx_bulk_copy.cuh"
+#include "../../common/tensor_map.hpp"
 
 namespace tessera::kernels::cuda {
 namespace {
 
 constexpr int kTileCols = kVnmTileCols;            // BN
-constexpr int kStages = kVnmPipelineStages;
-constexpr int kStageCols = kVnmStageColumns, kStageSlots = kVnmStageSlots;
+constexpr int kMaxStages = kVnmMaxPipelineStages;
+constexpr int kStageCols = kVnmStageColumns, kOffsetRow = kVnmOffsetRowBytes;
 constexpr int kThreadRows = 8, kThreadCols = 16;
 constexpr int kWarpRows = 8 * kThreadRows, kWarpCols = 4 * kThreadCols;  // warp tile: 8 x 4 threads
 constexpr int kWarpsN = kTileCols / kWarpCols;
@@ -27,7 +28,7 @@ template <int BM>
 constexpr int kThreadsOf = BM / kWarpRows * kWarpsN * 32;
 // The 128-row block (8 warps) takes a whole SM so that its threads may hold 128 accumulators
 // and double-buffered fragments; two 64-row blocks (4 warps each) would share one by registers,
-// but their buffers for full-size stages do not fit twice (resident_blocks).
+// but their buffers of full-size stages do not fit twice (residency).
 template <int BM>
 constexpr int kBlocksPerSm = BM == 128 ? 1 : 2;
 
@@ -36,40 +37,51 @@ constexpr int kBlocksPerSm = BM == 128 ? 1 : 2;
 constexpr int kPanelRows = 128;
 
 struct Params {
+  CUtensorMap a_map;  // plain plans: panels as 128-float columns, box BM x plain_cols
+  CUtensorMap b_map;  // vals, box kTileCols x N: one window's stored rows of a column tile
+  CUtensorMap o_map;  // offsets bytes, box kOffsetRow x groups_per_tile: one stage's offsets of a tile
   VnmSpmmArgs a;
-  const float* panels;         // A as column panels (vnm_a_panels_kernel)
-  std::int64_t panel_floats;   // floats per panel: padded k * kPanelRows
+  const float* panels;        // A as column panels (vnm_a_panels_kernel)
+  std::int64_t panel_floats;  // floats per panel: padded k * kPanelRows
+  std::int64_t padded_k;      // stored_rows / N * M
+  int plain_cols;       // A columns of a plain plan's stage (the a_map box)
   int groups_per_tile;  // kTileCols / L
   int splits;           // split-K factor: blockIdx.z runs its share of the tile's stages
   bool atomic;          // split-K: accumulate into zeroed C
   bool c_vector;        // C rows allow 16-byte stores
+  // Shared memory: the mbarriers (kBarrierBytes, padded to 128), then `stages` buffers of
+  // buffer_bytes, each A transposed (a stage's columns of BM floats) followed by B (its stored
+  // rows of kTileCols floats) within kVnmStageBytes, the offsets at o_offset (a
+  // kOffsetRow-byte row per group of the tile) and the stage record at rec_offset.
+  int stages, o_offset, rec_offset, buffer_bytes;
 };
 
-// One pipeline buffer: the stage record, A transposed (kStageCols x (BM + 4) floats: the 4-float
-// pad puts the 8 columns of a copy instruction on different bank quads), B (kStageSlots x
-// kTileCols floats), offsets (groups_per_tile x kStageSlots bytes).
-template <int BM>
-struct Buffer {
-  static constexpr int record_bytes = 16;
-  static constexpr int a_stride = BM + 4;
-  static constexpr int a_floats = kStageCols * a_stride;
-  static constexpr int b_floats = kStageSlots * kTileCols;
-  static constexpr int offset_bytes = kTileCols / 4 * kStageSlots;  // most groups a tile holds (L = 4)
-  static constexpr int bytes = record_bytes + (a_floats + b_floats) * 4 + offset_bytes;
-  static_assert(bytes % 16 == 0, "buffers stay 16-byte aligned");
-};
+constexpr int kBarrierBytes = 2 * kMaxStages * 8;  // "full" and "empty" mbarrier of each buffer
+static_assert(kBarrierBytes <= 128, "buffers start 128-byte aligned");
 
 // Groups: column groups a thread's 16 columns span (1 for L >= 16, 16 / L below).
+//
+// Pipeline: warp 0 also issues the copies. It bulk-copies stage s into buffer s % stages once
+// all warps arrived on that buffer's "empty" mbarrier (done with stage s - stages); each warp
+// waits on the buffer's "full" mbarrier (all bytes landed) before computing the stage. No
+// block-wide barrier: a warp starts the next stage as soon as its data is there, so the warps
+// of an SM do not all pass the per-stage work at the same time. (The cp.async copies by all
+// threads with a barrier per stage that this replaced spent a quarter of the warps' time
+// outside the FMA loop at 50% sparsity, perf_tests/results/vnm_h100.md.)
 template <int BM, int Groups>
-__global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_kernel(const Params p) {
-  using Buf = Buffer<BM>;
-  constexpr int kThreads = kThreadsOf<BM>;
-  extern __shared__ __align__(16) unsigned char smem[];
+__global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_kernel(const __grid_constant__ Params p) {
+  constexpr int kThreads = kThreadsOf<BM>, kWarps = kThreads / 32;
+  extern __shared__ __align__(128) unsigned char smem[];
   const VnmSpmmArgs& a = p.a;
-  auto rec_buf = [&](int b) { return reinterpret_cast<int4*>(smem + b * Buf::bytes); };
-  auto a_buf = [&](int b) { return reinterpret_cast<float*>(smem + b * Buf::bytes + Buf::record_bytes); };
-  auto b_buf = [&](int b) { return a_buf(b) + Buf::a_floats; };
-  auto o_buf = [&](int b) { return reinterpret_cast<std::uint8_t*>(b_buf(b) + Buf::b_floats); };
+  const int stages = p.stages;
+  std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem);
+  std::uint64_t* empty = full + kMaxStages;
+  auto buffer = [&](int b) { return smem + 128 + b * p.buffer_bytes; };
+  auto a_buf = [&](int b) { return reinterpret_cast<float*>(buffer(b)); };
+  // B follows the stage's A columns: a plain stage's box always brings plain_cols of them.
+  auto b_buf = [&](int b, int cols) { return a_buf(b) + (a.packed ? cols : p.plain_cols) * BM; };
+  auto o_buf = [&](int b) { return buffer(b) + p.o_offset; };
+  auto rec_buf = [&](int b) { return reinterpret_cast<int4*>(buffer(b) + p.rec_offset); };
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x) * kTileCols;
@@ -81,59 +93,57 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
   const int first = tile_first + static_cast<int>(blockIdx.z) * per_split;
   const int count = max(0, min(per_split, tile_first + tile_count - first));
 
-  // Per-thread constants of the copies (kept small: the accumulators take half the registers).
-  // A comes from its column panels (vnm_a_panels_kernel): a staged column is BM contiguous
-  // floats there, so this thread copies 16-byte chunk a_chunk of staged columns
-  // copy_col + kColsPerPass j (a warp copies whole columns: full 128-byte lines).
-  constexpr int kAChunks = BM / 4, kColsPerPass = kThreads / kAChunks;
-  static_assert(kStageCols % kColsPerPass == 0, "whole passes of staged columns");
-  constexpr int kColsPerThread = kStageCols / kColsPerPass;
-  const int a_chunk = tid % kAChunks, copy_col = tid / kAChunks;
-  const float* a_thread = p.panels + (m0 / kPanelRows) * p.panel_floats + m0 % kPanelRows + 4 * a_chunk;
-  // B: this thread copies 16-byte chunk b_chunk of stored rows b_row + kBRowsPerPass j.
-  constexpr int kBChunks = kTileCols / 4, kBRowsPerPass = kThreads / kBChunks;
-  const int b_chunk = tid % kBChunks, b_row = tid / kBChunks;
-  const bool b_col_ok = n0 + 4 * b_chunk < a.padded_cols;
-  const float* b_thread = a.vals + (b_col_ok ? n0 + 4 * b_chunk : 0);
-  const std::int64_t groups = a.padded_cols / a.L;
-
-  // A columns of a stage into `as`; column_of(j, c) gives the A column of staged column c =
-  // copy_col + kColsPerPass j. Panels are zero past m and k, so no copy needs a predicate.
-  auto copy_a = [&](float* as, int cols, auto column_of) {
-#pragma unroll
-    for (int j = 0; j < kColsPerThread; ++j) {
-      const int c = copy_col + kColsPerPass * j;
-      if (c >= cols) break;
-      cp_async_16(as + c * Buf::a_stride + 4 * a_chunk, a_thread + column_of(j, c) * kPanelRows, 16);
+  if (tid == 0) {
+    for (int b = 0; b < stages; ++b) {
+      mbarrier_init(&full[b], 1);
+      mbarrier_init(&empty[b], kWarps);
     }
-  };
+    mbarrier_init_fence();
+  }
+  __syncthreads();
 
-  // Global -> shared copies of stage record `rec` (packed: its A columns `cols_of`, this
-  // thread's share) into buffer `b`; nothing waits here.
-  auto load_stage = [&](const int4& rec, const int (&cols_of)[kColsPerThread], int b) {
+  // Warp 0's copies of a stage (record `rec`; packed: staged column lane + 32 j is A column
+  // cols_of[j]) into buffer b, few and large, as the copy engine pays per copy: a plain stage's
+  // A columns are one box of its panel, a packed stage's one copy per column; B one box per
+  // window (its N stored rows, the tile's columns); the offsets one box. Boxes read zeros past
+  // the matrix (groups, columns) and may bring columns no offset names. Slots up to the next
+  // multiple of 4 (read by the four-slot steps) get zero B rows here.
+  const std::int64_t group_first = n0 / a.L, panel_col0 = (m0 / kPanelRows) * p.padded_k;
+  const float* a_block = p.panels + (m0 / kPanelRows) * p.panel_floats + m0 % kPanelRows;
+  constexpr int kColsPerLane = kStageCols / 32;
+  auto issue = [&](int b, const int4& rec, const int (&cols_of)[kColsPerLane]) {
     const int row0 = rec.x, slots = rec.y, cols = rec.z, base = rec.w;
-    if (tid == 0) *rec_buf(b) = rec;
     const int padded_slots = (slots + 3) & ~3;
-    float* bs = b_buf(b) + 4 * b_chunk;
-    const float* src = b_thread + static_cast<std::int64_t>(row0 + b_row) * a.padded_cols;
-    const std::int64_t b_step = kBRowsPerPass * a.padded_cols;
-    for (int j = b_row; j < padded_slots; j += kBRowsPerPass, src += b_step) {
-      const bool ok = b_col_ok && j < slots;
-      cp_async_16(bs + j * kTileCols, ok ? src : a.vals, ok ? 16 : 0);
+    float* bs = b_buf(b, cols);
+    if (padded_slots > slots) {
+      float4* pad = reinterpret_cast<float4*>(bs + slots * kTileCols);
+      for (int i = lane; i < (padded_slots - slots) * kTileCols / 4; i += 32) pad[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+      fence_proxy_async();  // these rows held bulk-copied B before
     }
-    std::uint8_t* os = o_buf(b);
-    constexpr int kWords = kStageSlots / 4;  // a full stage's offsets (rows end with that much slack)
-    for (int c = tid; c < p.groups_per_tile * kWords; c += kThreads) {
-      const int gl = c / kWords, q = c % kWords;
-      const std::int64_t g = n0 / a.L + gl;
-      const bool ok = g < groups;
-      cp_async_4(os + gl * kStageSlots + q * 4, ok ? a.offsets + g * a.offsets_ld + base + q * 4 : a.offsets,
-                 ok ? 4 : 0);
+    __syncwarp();
+    if (lane == 0) {
+      *rec_buf(b) = rec;
+      const int windows = slots / a.N;
+      const unsigned a_bytes = (a.packed ? cols : p.plain_cols) * BM * 4;
+      mbarrier_arrive_expect_tx(&full[b], a_bytes + static_cast<unsigned>(windows * a.N * kTileCols * 4 +
+                                                                          p.groups_per_tile * kOffsetRow));
+      if (!a.packed)
+        tma_load_2d(a_buf(b), &p.a_map, static_cast<int>(m0 % kPanelRows),
+                    static_cast<int>(panel_col0 + static_cast<std::int64_t>(row0 / a.N) * a.M), &full[b]);
+      for (int w = 0; w < windows; ++w)
+        tma_load_2d(bs + w * a.N * kTileCols, &p.b_map, static_cast<int>(n0), row0 + w * a.N, &full[b]);
+      tma_load_2d(o_buf(b), &p.o_map, base, static_cast<int>(group_first), &full[b]);
     }
-    float* as = a_buf(b);
-    const std::int64_t plain_col0 = static_cast<std::int64_t>(row0 / a.N) * a.M;
-    if (a.packed) copy_a(as, cols, [&](int j, int) { return static_cast<std::int64_t>(cols_of[j]); });
-    else copy_a(as, cols, [&](int, int c) { return plain_col0 + c; });
+    __syncwarp();
+    if (a.packed) {
+#pragma unroll
+      for (int j = 0; j < kColsPerLane; ++j) {
+        const int c = lane + 32 * j;
+        if (c >= cols) break;
+        bulk_copy_g2s(a_buf(b) + c * BM, a_block + static_cast<std::int64_t>(cols_of[j]) * kPanelRows, BM * 4,
+                      &full[b]);
+      }
+    }
   };
 
   // (8 x 16) accumulators: rows ty * 4 + {0..3} and 32 + ty * 4 + {0..3} of the warp tile,
@@ -152,13 +162,14 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
     for (int j = 0; j < kThreadCols; ++j) acc[i][j] = 0.f;
 
   auto compute_stage = [&](int b) {
-    const int padded_slots = (rec_buf(b)->y + 3) & ~3;
+    const int4 rec = *rec_buf(b);
+    const int padded_slots = (rec.y + 3) & ~3;
     const float* as = a_buf(b) + a_row;
-    const float* bs = b_buf(b) + tile_col;
-    const std::uint8_t* os = o_buf(b) + group0 * kStageSlots;
+    const float* bs = b_buf(b, rec.z) + tile_col;
+    const std::uint8_t* os = o_buf(b) + group0 * kOffsetRow;
     std::uint32_t next[Groups];
 #pragma unroll
-    for (int g = 0; g < Groups; ++g) next[g] = *reinterpret_cast<const std::uint32_t*>(os + g * kStageSlots);
+    for (int g = 0; g < Groups; ++g) next[g] = *reinterpret_cast<const std::uint32_t*>(os + g * kOffsetRow);
     // Four four-slot steps per loop trip: ptxas overlaps a step's shared loads with the FMAs of
     // the step before only inside a trip. Unroll depth and FMA order below are the fastest pair
     // measured (perf_tests/results/vnm_h100.md): they decide how ptxas lays the FFMA operands
@@ -170,7 +181,7 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
 #pragma unroll
       for (int g = 0; g < Groups; ++g) {
         word[g] = next[g];
-        if (s4 + 4 < padded_slots) next[g] = *reinterpret_cast<const std::uint32_t*>(os + g * kStageSlots + s4 + 4);
+        if (s4 + 4 < padded_slots) next[g] = *reinterpret_cast<const std::uint32_t*>(os + g * kOffsetRow + s4 + 4);
       }
 #pragma unroll
       for (int q = 0; q < 4; ++q) {
@@ -183,7 +194,7 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
         float av[Groups][kThreadRows];
 #pragma unroll
         for (int g = 0; g < Groups; ++g) {
-          const float* col = as + ((word[g] >> (8 * q)) & 0xff) * Buf::a_stride;
+          const float* col = as + ((word[g] >> (8 * q)) & 0xff) * BM;
           const float4 lo = *reinterpret_cast<const float4*>(col);
           const float4 hi = *reinterpret_cast<const float4*>(col + 32);
           av[g][0] = lo.x, av[g][1] = lo.y, av[g][2] = lo.z, av[g][3] = lo.w;
@@ -202,39 +213,36 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
     }
   };
 
-  // kStages-deep pipeline: stage t is computed while t + 1 .. t + kStages - 1 are in flight; the
-  // record (and packed: this thread's A columns) of the next stage to load is fetched one
-  // stage ahead, so no copy waits on a global load.
+  // Warp 0 fetches the record (packed: its lanes' share of the column list) of the next stage
+  // to issue one stage ahead, so no copy waits on a global load.
   int4 next_rec = make_int4(0, 0, 0, 0);
-  int next_cols[kColsPerThread] = {};
+  int next_cols[kColsPerLane] = {};
   auto fetch = [&](int s) {
     next_rec = a.stage[first + s];
     if (a.packed) {
 #pragma unroll
-      for (int j = 0; j < kColsPerThread; ++j)
-        next_cols[j] = a.column_list[(first + s) * kStageCols + copy_col + kColsPerPass * j];
+      for (int j = 0; j < kColsPerLane; ++j) next_cols[j] = a.column_list[(first + s) * kStageCols + lane + 32 * j];
     }
   };
-  auto issue = [&](int s) {  // copies stage s into its buffer, fetches stage s + 1's record
-    const int4 rec = next_rec;
-    int cols[kColsPerThread];
-#pragma unroll
-    for (int j = 0; j < kColsPerThread; ++j) cols[j] = next_cols[j];
-    if (s + 1 < count) fetch(s + 1);
-    load_stage(rec, cols, s % kStages);
-  };
-  if (count > 0) fetch(0);
-#pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < count) issue(s);
-    cp_async_commit();
+  if (warp == 0) {
+    for (int s = 0; s < min(count, stages); ++s) {
+      fetch(s);
+      issue(s, next_rec, next_cols);
+    }
+    if (count > stages) fetch(stages);
   }
-  for (int t = 0; t < count; ++t) {
-    cp_async_wait<kStages - 2>();
-    __syncthreads();  // stage t visible to all; buffer (t - 1) % kStages no longer read
-    if (t + kStages - 1 < count) issue(t + kStages - 1);
-    cp_async_commit();
-    compute_stage(t % kStages);
+  for (int t = 0, b = 0, round = 0; t < count; ++t) {  // b = t % stages, round = t / stages
+    const unsigned phase = round & 1;
+    mbarrier_wait(&full[b], phase);
+    compute_stage(b);
+    __syncwarp();
+    if (lane == 0) mbarrier_arrive(&empty[b]);
+    if (warp == 0 && t + stages < count) {
+      mbarrier_wait(&empty[b], phase);
+      issue(b, next_rec, next_cols);
+      if (t + stages + 1 < count) fetch(t + stages + 1);
+    }
+    if (++b == stages) b = 0, ++round;
   }
 
   const std::int64_t col = n0 + tile_col;
@@ -294,25 +302,50 @@ struct DeviceInfo {
   int sms = 0;
   std::size_t max_shared = 0;         // per block
   std::size_t max_shared_per_sm = 0;  // all resident blocks together
+  int major = 0;                      // compute capability
 };
 DeviceInfo device_info() {
-  int dev = 0, sms = 0, smem = 0, smem_sm = 0;
+  int dev = 0, sms = 0, smem = 0, smem_sm = 0, major = 0;
   TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
-  return {sms, static_cast<std::size_t>(smem), static_cast<std::size_t>(smem_sm)};
+  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  return {sms, static_cast<std::size_t>(smem), static_cast<std::size_t>(smem_sm), major};
 }
 
-template <int BM>
-constexpr std::size_t kSharedBytes = kStages * static_cast<std::size_t>(Buffer<BM>::bytes);
+// Buffer geometry: A and B of a stage within kVnmStageBytes (the plan keeps them there), then
+// the offsets and the record; as many buffers as fit `budget` bytes (at most kMaxStages; 0 if
+// not even two fit).
+struct SmemLayout {
+  int stages = 0, o_offset = 0, rec_offset = 0, buffer_bytes = 0;
+  std::size_t bytes() const { return 128 + static_cast<std::size_t>(stages) * buffer_bytes; }
+};
+SmemLayout smem_layout(const VnmSpmmArgs& a, std::size_t budget) {
+  auto round128 = [](int x) { return (x + 127) / 128 * 128; };
+  SmemLayout l;
+  l.o_offset = round128(kVnmStageBytes);
+  l.rec_offset = l.o_offset + round128(kTileCols / a.L * kOffsetRow);
+  l.buffer_bytes = l.rec_offset + 128;
+  const std::size_t fit = budget > 128 ? (budget - 128) / l.buffer_bytes : 0;
+  l.stages = fit < 2 ? 0 : static_cast<int>(std::min<std::size_t>(kMaxStages, fit));
+  return l;
+}
 
-// Blocks of BM rows an SM runs at once: kBlocksPerSm unless their shared memory (plus the
-// 1 KB the runtime reserves per block) does not fit.
-template <int BM>
-int resident_blocks(const DeviceInfo& dev) {
-  const std::size_t fit = dev.max_shared_per_sm / (kSharedBytes<BM> + 1024);
-  return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(kBlocksPerSm<BM>, fit)));
+// The layout of BM-row blocks and how many of them an SM runs at once: kBlocksPerSm if their
+// buffers (two or more each, plus the 1 KB the runtime reserves per block) fit that many
+// times, else one with as many buffers as a block may have.
+struct Residency {
+  SmemLayout layout;
+  int blocks_per_sm = 1;
+};
+Residency residency(int bm, const VnmSpmmArgs& a, const DeviceInfo& dev) {
+  const int want = bm == 128 ? kBlocksPerSm<128> : kBlocksPerSm<64>;
+  if (want > 1) {
+    const SmemLayout shared = smem_layout(a, std::min(dev.max_shared, dev.max_shared_per_sm / want - 1024));
+    if (shared.stages >= 2) return {shared, want};
+  }
+  return {smem_layout(a, dev.max_shared), 1};
 }
 
 bool aligned(const void* p, std::uintptr_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
@@ -327,20 +360,15 @@ void check_args(const VnmSpmmArgs& a) {
     fail("vals extents " + std::to_string(a.stored_rows) + " x " + std::to_string(a.padded_cols) +
          " do not match k = " + std::to_string(a.k) + ", n = " + std::to_string(a.n));
   if (a.stored_rows > 0 && (!a.tile_stage_pos || !a.stage || !a.offsets || (a.packed && !a.column_list) ||
-                            a.offsets_ld % 4 != 0 || a.offsets_ld < kStageSlots))
+                            a.offsets_ld % 16 != 0 || a.offsets_ld < kOffsetRow))
     fail("incomplete stage plan (build it with formats/vnm/staging.hpp, tile_cols = kVnmTileCols)");
   if (a.lda < a.k || a.ldc < a.n) fail("leading dimension below the row length");
-  if (!aligned(a.vals, 16) || !aligned(a.offsets, 4))
-    fail("vals must be 16-byte aligned, offsets 4-byte aligned");
+  if (!aligned(a.vals, 16) || !aligned(a.offsets, 16)) fail("vals and offsets must be 16-byte aligned");
   if (a.stored_rows >= (std::int64_t(1) << 31)) fail("more than 2^31 stored rows");
 }
 
 template <int BM, int G>
-void launch_one(const Params& p, dim3 grid, cudaStream_t stream, const DeviceInfo& dev) {
-  constexpr std::size_t bytes = kSharedBytes<BM>;
-  if (bytes > dev.max_shared)
-    throw Error("vnm_spmm: " + std::to_string(bytes) + " bytes of shared memory exceed the device's " +
-                std::to_string(dev.max_shared));
+void launch_one(const Params& p, dim3 grid, cudaStream_t stream, std::size_t bytes) {
   auto kernel = vnm_spmm_kernel<BM, G>;
   TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
   kernel<<<grid, kThreadsOf<BM>, bytes, stream>>>(p);
@@ -348,10 +376,10 @@ void launch_one(const Params& p, dim3 grid, cudaStream_t stream, const DeviceInf
 }
 
 template <int BM>
-void launch_rows(const Params& p, dim3 grid, cudaStream_t stream, const DeviceInfo& dev) {
-  if (p.a.L == 4) launch_one<BM, 4>(p, grid, stream, dev);
-  else if (p.a.L == 8) launch_one<BM, 2>(p, grid, stream, dev);
-  else launch_one<BM, 1>(p, grid, stream, dev);
+void launch_rows(const Params& p, dim3 grid, cudaStream_t stream, std::size_t bytes) {
+  if (p.a.L == 4) launch_one<BM, 4>(p, grid, stream, bytes);
+  else if (p.a.L == 8) launch_one<BM, 2>(p, grid, stream, bytes);
+  else launch_one<BM, 1>(p, grid, stream, bytes);
 }
 
 }  // namespace
@@ -361,13 +389,12 @@ std::string VnmLaunch::describe() const {
          (split_k > 1 ? " split-k " + std::to_string(split_k) : "");
 }
 
-bool vnm_prefers_packed(int N, int M, int L) {
-  // A tile holds kTileCols / L groups; random patterns use about M (1 - (1 - N/M)^groups) of a
-  // window's M columns. Packing pays once that union leaves a good part of A behind.
-  const int groups = kTileCols / L;
-  double unused = 1.0;
-  for (int g = 0; g < groups; ++g) unused *= 1.0 - static_cast<double>(N) / M;
-  return unused > 0.25;
+bool vnm_prefers_packed(int, int, int) {
+  // A packed stage copies each of its A columns with a copy of its own, a plain stage all of
+  // them with one box, and the copy engine pays per copy: on an H100 at 4096^3 packed plans ran
+  // 1.3-1.6x slower than plain ones for 4:32 .. 16:32 at L = 32 and 64 (3.2-3.8x against
+  // 4.6x cuBLAS at 4:32), though they copy a third less of A. Plain everywhere.
+  return false;
 }
 
 VnmLaunch vnm_choose_launch(const VnmSpmmArgs& a) {
@@ -383,7 +410,7 @@ VnmLaunch vnm_choose_launch(const VnmSpmmArgs& a) {
   double best_cost = -1;
   for (const VnmRowTile rows : {VnmRowTile::Rows128, VnmRowTile::Rows64}) {
     const bool tall = rows == VnmRowTile::Rows128;
-    const int bm = tall ? 128 : 64, per_sm = tall ? resident_blocks<128>(dev) : resident_blocks<64>(dev);
+    const int bm = tall ? 128 : 64, per_sm = residency(bm, a, dev).blocks_per_sm;
     const std::int64_t tiles = (a.m + bm - 1) / bm * col_tiles, slots = static_cast<std::int64_t>(dev.sms) * per_sm;
     const std::int64_t max_split = std::max<std::int64_t>(1, std::min<std::int64_t>(16, a.max_tile_stages / 2));
     for (std::int64_t split = 1; split <= max_split; ++split) {
@@ -404,6 +431,9 @@ void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced
   check_args(a);
   if (a.m == 0 || a.n == 0) return;
   const DeviceInfo dev = device_info();
+  if (dev.major < 9)
+    throw Error("tessera::kernels::cuda::vnm_spmm: needs compute capability 9.0 or newer (bulk copies), the device has " +
+                std::to_string(dev.major) + ".x");
   const VnmLaunch l = forced ? *forced : vnm_choose_launch(a);
   Params p{};
   p.a = a;
@@ -428,8 +458,27 @@ void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced
   TESSERA_CUDA_CHECK(cudaGetLastError());
   p.panels = panel_buf.ptr;
   p.panel_floats = padded_k * kPanelRows;
-  if (bm == 128) launch_rows<128>(p, grid, stream, dev);
-  else launch_rows<64>(p, grid, stream, dev);
+  p.padded_k = padded_k;
+  p.plain_cols = vnm_plain_stage_windows(a.N, a.M, kTileCols) * a.M;
+  constexpr const char* kWho = "tessera::kernels::cuda::vnm_spmm";
+  if (!a.packed)
+    p.a_map = tensor_map(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, panel_buf.ptr, kPanelRows, panels * padded_k,
+                         kPanelRows * sizeof(float), bm, p.plain_cols, CU_TENSOR_MAP_SWIZZLE_NONE, kWho);
+  p.b_map = tensor_map(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, a.vals, a.padded_cols, a.stored_rows,
+                       a.padded_cols * static_cast<std::int64_t>(sizeof(float)), kTileCols, a.N,
+                       CU_TENSOR_MAP_SWIZZLE_NONE, kWho);
+  p.o_map = tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT8, a.offsets, a.offsets_ld, a.padded_cols / a.L, a.offsets_ld,
+                       kOffsetRow, p.groups_per_tile, CU_TENSOR_MAP_SWIZZLE_NONE, kWho);
+  const SmemLayout layout = residency(bm, a, dev).layout;
+  if (layout.stages < 2)
+    throw Error("tessera::kernels::cuda::vnm_spmm: two stage buffers of " + std::to_string(layout.buffer_bytes) +
+                " bytes exceed the device's " + std::to_string(dev.max_shared) + " bytes of shared memory per block");
+  p.stages = layout.stages;
+  p.o_offset = layout.o_offset;
+  p.rec_offset = layout.rec_offset;
+  p.buffer_bytes = layout.buffer_bytes;
+  if (bm == 128) launch_rows<128>(p, grid, stream, layout.bytes());
+  else launch_rows<64>(p, grid, stream, layout.bytes());
 }
 
 }  // namespace tessera::kernels::cuda

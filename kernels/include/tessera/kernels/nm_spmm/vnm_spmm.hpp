@@ -24,7 +24,7 @@
 namespace tessera {
 
 enum class NmSpmmAlgorithm { Auto, Native, CudaTiled };
-// Stage plan layout of the CUDA kernel: Auto packs at high sparsity (vnm_prefers_packed).
+// Stage plan layout of the CUDA kernel: Auto asks vnm_prefers_packed (plain on the GPUs measured).
 enum class VnmLayout { Auto, Plain, Packed };
 
 inline const char* to_string(NmSpmmAlgorithm a) {

@@ -10,17 +10,19 @@
 //     shared-memory load feeds 32 FMAs or more;
 //   * A is first rewritten into column panels (a stream-ordered workspace of about m x k floats:
 //     per 128 rows, each column of A contiguous, zeros past m and k), one pass over A;
-//   * k is walked in the stages of a stage plan (formats/vnm/staging.hpp): per stage, up to 128
-//     columns of A (transposed: one column contiguous), up to 40 stored rows of B and their
-//     offsets go to shared memory with cp.async (no registers), double-buffered
-//     (kVnmPipelineStages = 2: stage t + 1 is in flight while stage t is computed);
-//     an A column is one contiguous run of its panel, copied 16 bytes per thread (a warp
-//     copies a whole 128-row column), without predicates;
+//   * k is walked in the stages of a stage plan (formats/vnm/staging.hpp): per stage, A columns
+//     (transposed: one column contiguous, as in the panels), the stored rows of B and their
+//     offsets go to shared memory by the copy engine (bulk tensor copies: a plain stage's A
+//     columns as one box, B one box per window, the offsets one box), in a ring of 2-4 buffers
+//     (kVnmMaxPipelineStages) with a "full" and an "empty" mbarrier each: warp 0 issues a
+//     stage's copies once every warp is done with the buffer's previous stage, and each warp
+//     starts a stage as soon as its bytes landed (no block-wide barrier);
 //   * per stored row, a thread reads its groups' offsets (four at a time, the next four
 //     prefetched into a register), loads its 8 A values of each group's column (two 16-byte
 //     shared loads per group), its 16 B values (four 16-byte loads) and does 128 FMAs;
-//   * plain plans stage whole windows; packed plans (high sparsity) stage only the A columns the
-//     tile's groups use, so a stage spans more windows and less of A is read;
+//   * plain plans stage whole windows; packed plans stage only the A columns the tile's groups
+//     use (one copy per column), so a stage spans more windows and less of A is read; on an H100
+//     the per-copy cost makes them slower than plain ones, and vnm_prefers_packed says so;
 //   * split-K over a tile's stages (C zeroed, atomic adds) when the tiles cannot fill the GPU.
 #include <cstdint>
 #include <string>
@@ -31,8 +33,7 @@
 namespace tessera::kernels::cuda {
 
 inline constexpr int kVnmTileCols = 256;      // columns of C per thread block (multiple of every L)
-inline constexpr int kVnmPipelineStages = 2;  // shared-memory buffers of the cp.async pipeline
-                                              // (3 buffers measured slower than 2, with 32 or 64 columns)
+inline constexpr int kVnmMaxPipelineStages = 4;  // shared-memory buffers of the copy pipeline, at most
 
 // Everything is raw device memory; the stage plan is formats/vnm/staging.hpp's VnmStagePlan,
 // built with tile_cols = kVnmTileCols, its arrays copied to the device.
@@ -47,7 +48,7 @@ struct VnmSpmmArgs {
   const std::int32_t* tile_stage_pos = nullptr;  // (tiles + 1), tiles = 1 when plain
   const int4* stage = nullptr;                   // (stages) {row, slots, cols, base}: VnmStage
   const std::int32_t* column_list = nullptr;     // (stages x kVnmStageColumns), packed only
-  const std::uint8_t* offsets = nullptr;         // (groups x offsets_ld), kVnmStageSlots bytes of slack
+  const std::uint8_t* offsets = nullptr;         // (groups x offsets_ld), kVnmOffsetRowBytes bytes of slack
   std::int64_t offsets_ld = 0;
   std::int64_t max_tile_stages = 0;              // most stages of any tile (host value)
   float* C = nullptr;
