@@ -170,11 +170,12 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
     std::uint32_t next[Groups];
 #pragma unroll
     for (int g = 0; g < Groups; ++g) next[g] = *reinterpret_cast<const std::uint32_t*>(os + g * kOffsetRow);
-    // Four four-slot steps per loop trip: ptxas overlaps a step's shared loads with the FMAs of
-    // the step before only inside a trip. Unroll depth and FMA order below are the fastest pair
-    // measured (perf_tests/results/vnm_h100.md): they decide how ptxas lays the FFMA operands
-    // on register banks.
-#pragma unroll 4
+    // Two four-slot steps per loop trip: ptxas overlaps a step's shared loads with the FMAs of
+    // the step before only inside a trip, and a longer loop body misses the instruction cache
+    // (four steps per trip, 2232 instructions, ran 2-4% slower with the copy-engine pipeline;
+    // perf_tests/results/vnm_h100.md). The FMA order below is the fastest measured: it decides
+    // how ptxas lays the FFMA operands on register banks.
+#pragma unroll 2
     for (int s4 = 0; s4 < padded_slots; s4 += 4) {
       // Offsets of the next four slots are fetched before these four are used.
       std::uint32_t word[Groups];
