@@ -23,7 +23,9 @@
 //   * plain plans stage whole windows; packed plans stage only the A columns the tile's groups
 //     use (one copy per column), so a stage spans more windows and less of A is read; on an H100
 //     the per-copy cost makes them slower than plain ones, and vnm_prefers_packed says so;
-//   * split-K over a tile's stages (C zeroed, atomic adds) when the tiles cannot fill the GPU.
+//   * the C tile goes back through shared memory (bank-swizzled) and is stored along whole rows;
+//   * split-K over a tile's stages (C zeroed, 16-byte atomic adds along rows) when the tiles
+//     cannot fill the GPU.
 #include <cstdint>
 #include <string>
 
