@@ -17,7 +17,8 @@ namespace tessera::kernels::cuda {
 namespace {
 
 constexpr int kTileCols = kVnmTileCols;            // BN
-constexpr int kMaxStages = kVnmMaxPipelineStages;
+constexpr int kStages = kVnmPipelineStages;
+static_assert(kStages == 2, "the stage loop alternates between two buffers");
 constexpr int kStageCols = kVnmStageColumns, kOffsetRow = kVnmOffsetRowBytes;
 constexpr int kThreadRows = 8, kThreadCols = 16;
 constexpr int kWarpRows = 8 * kThreadRows, kWarpCols = 4 * kThreadCols;  // warp tile: 8 x 4 threads
@@ -28,7 +29,7 @@ template <int BM>
 constexpr int kThreadsOf = BM / kWarpRows * kWarpsN * 32;
 // The 128-row block (8 warps) takes a whole SM so that its threads may hold 128 accumulators
 // and double-buffered fragments; two 64-row blocks (4 warps each) would share one by registers,
-// but their buffers of full-size stages do not fit twice (residency).
+// but their buffers of full-size stages do not fit twice (resident_blocks).
 template <int BM>
 constexpr int kBlocksPerSm = BM == 128 ? 1 : 2;
 
@@ -49,21 +50,21 @@ struct Params {
   int splits;           // split-K factor: blockIdx.z runs its share of the tile's stages
   bool atomic;          // split-K: accumulate into zeroed C
   bool c_vector;        // C rows allow 16-byte stores
-  // Shared memory: the mbarriers (kBarrierBytes, padded to 128), then `stages` buffers of
+  // Shared memory: the mbarriers (kBarrierBytes, padded to 128), then two buffers of
   // buffer_bytes, each A transposed (a stage's columns of BM floats) followed by B (its stored
   // rows of kTileCols floats) within kVnmStageBytes, the offsets at o_offset (a
   // kOffsetRow-byte row per group of the tile) and the stage record at rec_offset.
-  int stages, o_offset, rec_offset, buffer_bytes;
+  int o_offset, rec_offset, buffer_bytes;
 };
 
-constexpr int kBarrierBytes = 2 * kMaxStages * 8;  // "full" and "empty" mbarrier of each buffer
+constexpr int kBarrierBytes = 2 * kStages * 8;  // "full" and "empty" mbarrier of each buffer
 static_assert(2 * kVnmStageBytes >= 128 * kTileCols * 4, "two stage buffers hold a C tile for the epilogue");
 static_assert(kBarrierBytes <= 128, "buffers start 128-byte aligned");
 
 // Groups: column groups a thread's 16 columns span (1 for L >= 16, 16 / L below).
 //
-// Pipeline: warp 0 also issues the copies. It bulk-copies stage s into buffer s % stages once
-// all warps arrived on that buffer's "empty" mbarrier (done with stage s - stages); each warp
+// Pipeline: warp 0 also issues the copies. It bulk-copies stage s into buffer s % 2 once all
+// warps arrived on that buffer's "empty" mbarrier (done with stage s - 2); each warp
 // waits on the buffer's "full" mbarrier (all bytes landed) before computing the stage. No
 // block-wide barrier: a warp starts the next stage as soon as its data is there, so the warps
 // of an SM do not all pass the per-stage work at the same time. (The cp.async copies by all
@@ -74,9 +75,8 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
   constexpr int kThreads = kThreadsOf<BM>, kWarps = kThreads / 32;
   extern __shared__ __align__(128) unsigned char smem[];
   const VnmSpmmArgs& a = p.a;
-  const int stages = p.stages;
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem);
-  std::uint64_t* empty = full + kMaxStages;
+  std::uint64_t* empty = full + kStages;
   auto buffer = [&](int b) { return smem + 128 + b * p.buffer_bytes; };
   auto a_buf = [&](int b) { return reinterpret_cast<float*>(buffer(b)); };
   // B follows the stage's A columns: a plain stage's box always brings plain_cols of them.
@@ -95,7 +95,7 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
   const int count = max(0, min(per_split, tile_first + tile_count - first));
 
   if (tid == 0) {
-    for (int b = 0; b < stages; ++b) {
+    for (int b = 0; b < kStages; ++b) {
       mbarrier_init(&full[b], 1);
       mbarrier_init(&empty[b], kWarps);
     }
@@ -227,24 +227,24 @@ __global__ void __launch_bounds__(kThreadsOf<BM>, kBlocksPerSm<BM>) vnm_spmm_ker
     }
   };
   if (warp == 0) {
-    for (int s = 0; s < min(count, stages); ++s) {
+    for (int s = 0; s < min(count, kStages); ++s) {
       fetch(s);
       issue(s, next_rec, next_cols);
     }
-    if (count > stages) fetch(stages);
+    if (count > kStages) fetch(kStages);
   }
-  for (int t = 0, b = 0, round = 0; t < count; ++t) {  // b = t % stages, round = t / stages
+  for (int t = 0, b = 0, round = 0; t < count; ++t) {  // b = t % kStages, round = t / kStages
     const unsigned phase = round & 1;
     mbarrier_wait(&full[b], phase);
     compute_stage(b);
     __syncwarp();
     if (lane == 0) mbarrier_arrive(&empty[b]);
-    if (warp == 0 && t + stages < count) {
+    if (warp == 0 && t + kStages < count) {
       mbarrier_wait(&empty[b], phase);
       issue(b, next_rec, next_cols);
-      if (t + stages + 1 < count) fetch(t + stages + 1);
+      if (t + kStages + 1 < count) fetch(t + kStages + 1);
     }
-    if (++b == stages) b = 0, ++round;
+    if (++b == kStages) b = 0, ++round;
   }
 
   // C through shared memory, so that global stores (or split-K reductions) run along whole
@@ -332,37 +332,26 @@ DeviceInfo device_info() {
 }
 
 // Buffer geometry: A and B of a stage within kVnmStageBytes (the plan keeps them there), then
-// the offsets and the record; as many buffers as fit `budget` bytes (at most kMaxStages; 0 if
-// not even two fit).
+// the offsets and the record.
 struct SmemLayout {
-  int stages = 0, o_offset = 0, rec_offset = 0, buffer_bytes = 0;
-  std::size_t bytes() const { return 128 + static_cast<std::size_t>(stages) * buffer_bytes; }
+  int o_offset = 0, rec_offset = 0, buffer_bytes = 0;
+  std::size_t bytes() const { return 128 + static_cast<std::size_t>(kStages) * buffer_bytes; }
 };
-SmemLayout smem_layout(const VnmSpmmArgs& a, std::size_t budget) {
+SmemLayout smem_layout(const VnmSpmmArgs& a) {
   auto round128 = [](int x) { return (x + 127) / 128 * 128; };
   SmemLayout l;
   l.o_offset = round128(kVnmStageBytes);
   l.rec_offset = l.o_offset + round128(kTileCols / a.L * kOffsetRow);
   l.buffer_bytes = l.rec_offset + 128;
-  const std::size_t fit = budget > 128 ? (budget - 128) / l.buffer_bytes : 0;
-  l.stages = fit < 2 ? 0 : static_cast<int>(std::min<std::size_t>(kMaxStages, fit));
   return l;
 }
 
-// The layout of BM-row blocks and how many of them an SM runs at once: kBlocksPerSm if their
-// buffers (two or more each, plus the 1 KB the runtime reserves per block) fit that many
-// times, else one with as many buffers as a block may have.
-struct Residency {
-  SmemLayout layout;
-  int blocks_per_sm = 1;
-};
-Residency residency(int bm, const VnmSpmmArgs& a, const DeviceInfo& dev) {
-  const int want = bm == 128 ? kBlocksPerSm<128> : kBlocksPerSm<64>;
-  if (want > 1) {
-    const SmemLayout shared = smem_layout(a, std::min(dev.max_shared, dev.max_shared_per_sm / want - 1024));
-    if (shared.stages >= 2) return {shared, want};
-  }
-  return {smem_layout(a, dev.max_shared), 1};
+// Blocks of BM rows an SM runs at once: kBlocksPerSm unless their shared memory (plus the
+// 1 KB the runtime reserves per block) does not fit.
+template <int BM>
+int resident_blocks(const SmemLayout& l, const DeviceInfo& dev) {
+  const std::size_t fit = dev.max_shared_per_sm / (l.bytes() + 1024);
+  return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(kBlocksPerSm<BM>, fit)));
 }
 
 bool aligned(const void* p, std::uintptr_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
@@ -419,15 +408,15 @@ VnmLaunch vnm_choose_launch(const VnmSpmmArgs& a) {
   // Estimated time in stages of an SM: full waves of blocks (an SM runs resident_blocks blocks
   // at a time, at about the same rate) times a block's stages, plus one stage per block for
   // filling the pipeline and one more for the atomic sums of split-K, each split keeping at
-  // least two stages (set for stages of up to 128 columns and 40 rows, about twice the work of
-  // the former 64 x 32 ones at 62.5-87.5%); 64-row blocks pay 5% for copying B twice as often
-  // per FMA.
+  // least two stages (set for the 128-column, 40-row stages of the cp.async kernel and not
+  // refitted since); 64-row blocks pay 5% for copying B twice as often per FMA.
   const std::int64_t col_tiles = (a.n + kTileCols - 1) / kTileCols;
   VnmLaunch best;
   double best_cost = -1;
   for (const VnmRowTile rows : {VnmRowTile::Rows128, VnmRowTile::Rows64}) {
     const bool tall = rows == VnmRowTile::Rows128;
-    const int bm = tall ? 128 : 64, per_sm = residency(bm, a, dev).blocks_per_sm;
+    const SmemLayout layout = smem_layout(a);
+    const int bm = tall ? 128 : 64, per_sm = tall ? resident_blocks<128>(layout, dev) : resident_blocks<64>(layout, dev);
     const std::int64_t tiles = (a.m + bm - 1) / bm * col_tiles, slots = static_cast<std::int64_t>(dev.sms) * per_sm;
     const std::int64_t max_split = std::max<std::int64_t>(1, std::min<std::int64_t>(16, a.max_tile_stages / 2));
     for (std::int64_t split = 1; split <= max_split; ++split) {
@@ -486,11 +475,10 @@ void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced
                        CU_TENSOR_MAP_SWIZZLE_NONE, kWho);
   p.o_map = tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT8, a.offsets, a.offsets_ld, a.padded_cols / a.L, a.offsets_ld,
                        kOffsetRow, p.groups_per_tile, CU_TENSOR_MAP_SWIZZLE_NONE, kWho);
-  const SmemLayout layout = residency(bm, a, dev).layout;
-  if (layout.stages < 2)
+  const SmemLayout layout = smem_layout(a);
+  if (layout.bytes() > dev.max_shared)
     throw Error("tessera::kernels::cuda::vnm_spmm: two stage buffers of " + std::to_string(layout.buffer_bytes) +
                 " bytes exceed the device's " + std::to_string(dev.max_shared) + " bytes of shared memory per block");
-  p.stages = layout.stages;
   p.o_offset = layout.o_offset;
   p.rec_offset = layout.rec_offset;
   p.buffer_bytes = layout.buffer_bytes;

@@ -13,8 +13,8 @@
 //   * k is walked in the stages of a stage plan (formats/vnm/staging.hpp): per stage, A columns
 //     (transposed: one column contiguous, as in the panels), the stored rows of B and their
 //     offsets go to shared memory by the copy engine (bulk tensor copies: a plain stage's A
-//     columns as one box, B one box per window, the offsets one box), in a ring of 2-4 buffers
-//     (kVnmMaxPipelineStages) with a "full" and an "empty" mbarrier each: warp 0 issues a
+//     columns as one box, B one box per window, the offsets one box), in two buffers
+//     (kVnmPipelineStages) with a "full" and an "empty" mbarrier each: warp 0 issues a
 //     stage's copies once every warp is done with the buffer's previous stage, and each warp
 //     starts a stage as soon as its bytes landed (no block-wide barrier);
 //   * per stored row, a thread reads its groups' offsets (four at a time, the next four
@@ -35,7 +35,7 @@
 namespace tessera::kernels::cuda {
 
 inline constexpr int kVnmTileCols = 256;      // columns of C per thread block (multiple of every L)
-inline constexpr int kVnmMaxPipelineStages = 4;  // shared-memory buffers of the copy pipeline, at most
+inline constexpr int kVnmPipelineStages = 2;  // shared-memory buffers of the copy pipeline
 
 // Everything is raw device memory; the stage plan is formats/vnm/staging.hpp's VnmStagePlan,
 // built with tile_cols = kVnmTileCols, its arrays copied to the device.
