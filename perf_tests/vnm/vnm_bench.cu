@@ -5,12 +5,16 @@
 // Timing: CUDA events, warm-ups then the median of --reps runs.
 // Shapes: 4096^3, then the LLM linear-layer set (m in {256..4096} x 20 (n, k) pairs).
 // Sparsities: 16:32, 12:32, 8:32, 4:32 (50, 62.5, 75, 87.5 %).
-// Usage: vnm_bench [--reps R] [--only-4096] [--l L] [--layout auto|plain|packed]
+// Usage: vnm_bench [--reps R] [--only-4096] [--shape MxNxK]... [--l L] [--layout auto|plain|packed]
+//                  [--copier auto|producer|warp0]
+//   --shape replaces the shape list (repeatable); --copier forces who issues the copies
+//   (VnmCopier: the producer warpgroup needs a compute capability 9.0 device).
 #include <cublas_v2.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 
@@ -83,12 +87,30 @@ struct Row {
 int main(int argc, char** argv) {
   bool only_4096 = false;
   int L = 32;
-  std::string layout = "auto";
+  std::string layout = "auto", copier = "auto";
+  std::vector<std::array<std::int64_t, 3>> only_shapes;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--only-4096")) only_4096 = true;
     else if (!std::strcmp(argv[i], "--l") && i + 1 < argc) L = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--layout") && i + 1 < argc) layout = argv[++i];
+    else if (!std::strcmp(argv[i], "--copier") && i + 1 < argc) copier = argv[++i];
+    else if (!std::strcmp(argv[i], "--shape") && i + 1 < argc) {
+      long long m = 0, n = 0, k = 0;
+      if (std::sscanf(argv[++i], "%lldx%lldx%lld", &m, &n, &k) != 3 || m <= 0 || n <= 0 || k <= 0) {
+        std::fprintf(stderr, "vnm_bench: --shape wants MxNxK with positive extents, got '%s'\n", argv[i]);
+        return 2;
+      }
+      only_shapes.push_back({m, n, k});
+    } else {
+      std::fprintf(stderr, "vnm_bench: unknown or incomplete argument '%s' (see the usage at the top of vnm_bench.cu)\n",
+                   argv[i]);
+      return 2;
+    }
+  }
+  if (copier != "auto" && copier != "producer" && copier != "warp0") {
+    std::fprintf(stderr, "vnm_bench: --copier must be auto, producer or warp0\n");
+    return 2;
   }
   try {
     cudaDeviceProp prop;
@@ -96,11 +118,13 @@ int main(int argc, char** argv) {
     cublasHandle_t handle;
     CUBLAS_CHECK(cublasCreate(&handle));
     CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
-    std::printf("# VNM SpMM vs cuBLAS SGEMM on %s (%d SMs), L = %d, layout %s, median of %d reps\n\n", prop.name,
-                prop.multiProcessorCount, L, layout.c_str(), reps);
+    std::printf("# VNM SpMM vs cuBLAS SGEMM on %s (%d SMs), L = %d, layout %s, copier %s, median of %d reps\n\n",
+                prop.name, prop.multiProcessorCount, L, layout.c_str(), copier.c_str(), reps);
 
     std::vector<std::array<std::int64_t, 3>> shapes = {{4096, 4096, 4096}};  // m, n, k
-    if (!only_4096) {
+    if (!only_shapes.empty()) {
+      shapes = only_shapes;
+    } else if (!only_4096) {
       const std::int64_t nk[][2] = {{2048, 2048},  {6144, 2048},  {2048, 5632},  {5632, 2048},  {4096, 4096},
                                     {12288, 4096}, {4096, 11008}, {11008, 4096}, {5120, 5120},  {15360, 5120},
                                     {5120, 13824}, {13824, 5120}, {6656, 6656},  {19968, 6656}, {6656, 17920},
@@ -143,7 +167,9 @@ int main(int argc, char** argv) {
                                    Cref.ptr, n));
         };
         const auto args = B.args(A.ptr, m, C.ptr);
-        const auto launch = kc::vnm_choose_launch(args);
+        auto launch = kc::vnm_choose_launch(args);
+        if (copier != "auto")
+          launch.copier = copier == "producer" ? kc::VnmCopier::ProducerWarpgroup : kc::VnmCopier::ComputingWarp;
         auto ours = [&] { kc::vnm_spmm(args, nullptr, &launch); };
         // cuBLAS time does not depend on the values: measured once per shape.
         if (cublas_ms < 0) cublas_ms = time_ms(cublas);
@@ -169,22 +195,24 @@ int main(int argc, char** argv) {
                   (long long)r.m, (long long)r.n, (long long)r.k, r.N, r.M, r.ours_ms, flop / r.ours_ms / 1e6,
                   r.cublas_ms, flop / r.cublas_ms / 1e6, sp, ideal, 100 * sp / ideal, r.err, r.launch.c_str());
     }
-    std::printf("\n| N:M | sparsity | speedup at 4096^3 | geomean speedup (shape set) | geomean %% of ideal | min speedup |\n|---|---:|---:|---:|---:|---:|\n");
-    for (int N : kept) {
-      double at4096 = 0, logsum = 0, minsp = 1e30;
-      int cnt = 0;
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        const auto& r = rows[i];
-        if (r.N != N) continue;
-        const double sp = r.cublas_ms / r.ours_ms;
-        if (i < 4) { at4096 = sp; continue; }  // the first shape is 4096^3
-        logsum += std::log(sp);
-        minsp = std::min(minsp, sp);
-        ++cnt;
+    if (only_shapes.empty()) {  // the summary reads the first shape as 4096^3, then the set
+      std::printf("\n| N:M | sparsity | speedup at 4096^3 | geomean speedup (shape set) | geomean %% of ideal | min speedup |\n|---|---:|---:|---:|---:|---:|\n");
+      for (int N : kept) {
+        double at4096 = 0, logsum = 0, minsp = 1e30;
+        int cnt = 0;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+          const auto& r = rows[i];
+          if (r.N != N) continue;
+          const double sp = r.cublas_ms / r.ours_ms;
+          if (i < 4) { at4096 = sp; continue; }  // the first shape is 4096^3
+          logsum += std::log(sp);
+          minsp = std::min(minsp, sp);
+          ++cnt;
+        }
+        const double geo = cnt ? std::exp(logsum / cnt) : 0;
+        std::printf("| %d:32 | %.1f%% | %.2f | %.2f | %.0f%% | %.2f |\n", N, 100.0 * (32 - N) / 32, at4096, geo,
+                    100 * geo / (32.0 / N), cnt ? minsp : 0);
       }
-      const double geo = cnt ? std::exp(logsum / cnt) : 0;
-      std::printf("| %d:32 | %.1f%% | %.2f | %.2f | %.0f%% | %.2f |\n", N, 100.0 * (32 - N) / 32, at4096, geo,
-                  100 * geo / (32.0 / N), cnt ? minsp : 0);
     }
   } catch (const std::exception& ex) {
     std::printf("ERROR %s\n", ex.what());

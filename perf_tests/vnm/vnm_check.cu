@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "vnm_harness.hpp"
 
@@ -91,9 +93,19 @@ int main(int argc, char** argv) {
           const std::int64_t m = dm(rng), k = M * dw(rng) + (rng() % 2 ? rng() % M : 0), n = dn(rng);
           run_case(m, k, n, {N, M, L}, (N + M + L) % 2 == 0, nullptr, rng);
         }
-    // Every launch variant on shapes that cross tile edges.
-    const kc::VnmLaunch launches[] = {{kc::VnmRowTile::Rows128, 1}, {kc::VnmRowTile::Rows64, 1},
-                                      {kc::VnmRowTile::Rows128, 3}, {kc::VnmRowTile::Rows64, 5}};
+    // Every launch variant on shapes that cross tile edges, with either copier (the producer
+    // warpgroup only where the device runs the sm_90a build).
+    int major = 0, minor = 0, dev = 0;
+    HARNESS_CHECK(cudaGetDevice(&dev));
+    HARNESS_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    HARNESS_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    std::vector<kc::VnmLaunch> launches;
+    for (const auto copier : {kc::VnmCopier::ProducerWarpgroup, kc::VnmCopier::ComputingWarp}) {
+      if (copier == kc::VnmCopier::ProducerWarpgroup && !(major == 9 && minor == 0)) continue;
+      for (const auto& [rows, split] : {std::pair{kc::VnmRowTile::Rows128, 1}, {kc::VnmRowTile::Rows64, 1},
+                                        {kc::VnmRowTile::Rows128, 3}, {kc::VnmRowTile::Rows64, 5}})
+        launches.push_back({rows, split, copier});
+    }
     for (const auto& l : launches)
       for (tessera::VnmPattern p : {tessera::VnmPattern{16, 32, 32}, {4, 32, 32}, {2, 4, 4}, {3, 8, 64}, {5, 7, 8}})
         for (bool packed : {false, true}) {

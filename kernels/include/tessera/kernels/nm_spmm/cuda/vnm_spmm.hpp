@@ -14,9 +14,12 @@
 //     (transposed: one column contiguous, as in the panels), the stored rows of B and their
 //     offsets go to shared memory by the copy engine (bulk tensor copies: a plain stage's A
 //     columns as one box, B one box per window, the offsets one box), in two buffers
-//     (kVnmPipelineStages) with a "full" and an "empty" mbarrier each: warp 0 issues a
-//     stage's copies once every warp is done with the buffer's previous stage, and each warp
-//     starts a stage as soon as its bytes landed (no block-wide barrier);
+//     (kVnmPipelineStages) with a "full" and an "empty" mbarrier each: a copying warp issues a
+//     stage's copies once every computing warp is done with the buffer's previous stage, and
+//     each warp starts a stage as soon as its bytes landed (no block-wide barrier); on compute
+//     capability 9.0 the copies come from a producer warpgroup that does nothing else (its
+//     registers go to the computing warps, sm_90a's setmaxnreg), elsewhere from warp 0
+//     between its own stages (VnmCopier);
 //   * per stored row, a thread reads its groups' offsets (four at a time, the next four
 //     prefetched into a register), loads its 8 A values of each group's column (two 16-byte
 //     shared loads per group), its 16 B values (four 16-byte loads) and does 128 FMAs;
@@ -58,10 +61,15 @@ struct VnmSpmmArgs {
 };
 
 enum class VnmRowTile : int { Rows128 = 0, Rows64 = 1 };
+// Who issues the copies: an extra producer warpgroup (the sm_90a build: compute capability
+// 9.0 devices only) or warp 0 of the computing warps (any device of compute capability 9.0
+// or newer).
+enum class VnmCopier : int { ProducerWarpgroup = 0, ComputingWarp = 1 };
 
 struct VnmLaunch {
   VnmRowTile rows = VnmRowTile::Rows128;
   int split_k = 1;  // stage ranges run by different blocks, summed with atomics
+  VnmCopier copier = VnmCopier::ProducerWarpgroup;
   std::string describe() const;
 };
 
