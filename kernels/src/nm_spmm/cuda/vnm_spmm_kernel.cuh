@@ -38,20 +38,25 @@ constexpr int kComputeThreadsOf = BM / kWarpRows * kWarpsN * 32;
 //     done with its buffer (3-6% faster at 4096^3, perf_tests/results/vnm_h100.md).
 template <int BM, VnmCopier C>
 constexpr int kThreadsOf = kComputeThreadsOf<BM> + (C == VnmCopier::ProducerWarpgroup ? 128 : 0);
-// Registers per thread after setmaxnreg (multiples of 8): per scheduler, one producer warp
-// and two computing warps (BM = 128, one block per SM), or per block one of each (BM = 64,
-// two blocks per SM), share 512 registers per lane.
-template <int BM>
-constexpr int kProducerRegs = BM == 128 ? 40 : 32;
-template <int BM>
-constexpr int kComputeRegs = BM == 128 ? 232 : 224;
-static_assert(kProducerRegs<128> + 2 * kComputeRegs<128> <= 512 && kProducerRegs<64> + kComputeRegs<64> <= 256,
-              "register split within an SM's budget");
 // The 128-row block (8 warps) takes a whole SM so that its threads may hold 128 accumulators
 // and double-buffered fragments; two 64-row blocks (4 warps each) would share one by registers,
 // but their buffers of full-size stages do not fit twice (resident_blocks).
 template <int BM>
 constexpr int kBlocksPerSm = BM == 128 ? 1 : 2;
+// Registers per thread after setmaxnreg (multiples of 8). The block starts with what the
+// launch bounds give every thread (65536 / 384 -> 168 for BM = 128, 65536 / (2 x 256) = 128
+// for BM = 64) and setmaxnreg only moves them between its warpgroups: an increase that the
+// pool cannot serve waits forever. 4 x 24 + 8 x 240 also fits but ran 10% slower (the
+// producer spills).
+template <int BM>
+constexpr int kProducerRegs = BM == 128 ? 40 : 32;
+template <int BM>
+constexpr int kComputeRegs = BM == 128 ? 232 : 224;
+template <int BM>
+constexpr bool kRegisterSplitFits = 4 * kProducerRegs<BM> + (kComputeThreadsOf<BM> / 32) * kComputeRegs<BM> <=
+                                    (kThreadsOf<BM, VnmCopier::ProducerWarpgroup> / 32) *
+                                        (65536 / (kThreadsOf<BM, VnmCopier::ProducerWarpgroup> * kBlocksPerSm<BM>) / 8 * 8);
+static_assert(kRegisterSplitFits<128> && kRegisterSplitFits<64>, "setmaxnreg cannot hand out more than the block has");
 
 // A is read from column panels: panel t holds rows kPanelRows t .. kPanelRows t + 127 of A
 // column by column (windows * M columns of kPanelRows floats, zeros past m and k).
