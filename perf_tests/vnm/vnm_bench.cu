@@ -7,8 +7,8 @@
 // Sparsities: 16:32, 12:32, 8:32, 4:32 (50, 62.5, 75, 87.5 %).
 // Usage: vnm_bench [--reps R] [--only-4096] [--shape MxNxK]... [--l L] [--layout auto|plain|packed]
 //                  [--copier auto|producer|warp0]
-//   --shape replaces the shape list (repeatable); --copier forces who issues the copies
-//   (VnmCopier: the producer warpgroup needs a compute capability 9.0 device).
+//   --shape replaces the shape list (repeatable; k a multiple of 32, n of L); --copier forces who
+//   issues the copies (VnmCopier: the producer warpgroup needs a compute capability 9.0 device).
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -108,6 +108,14 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // B is generated as whole windows and column groups (scatter_vnm): other shapes are
+  // vnm_check's business.
+  for (const auto& s : only_shapes)
+    if (s[2] % 32 != 0 || s[1] % L != 0) {
+      std::fprintf(stderr, "vnm_bench: --shape %lldx%lldx%lld: k must be a multiple of 32 and n of L = %d\n",
+                   (long long)s[0], (long long)s[1], (long long)s[2], L);
+      return 2;
+    }
   if (copier != "auto" && copier != "producer" && copier != "warp0") {
     std::fprintf(stderr, "vnm_bench: --copier must be auto, producer or warp0\n");
     return 2;

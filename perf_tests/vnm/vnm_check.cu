@@ -94,13 +94,14 @@ int main(int argc, char** argv) {
           run_case(m, k, n, {N, M, L}, (N + M + L) % 2 == 0, nullptr, rng);
         }
     // Every launch variant on shapes that cross tile edges, with either copier (the producer
-    // warpgroup only where the device runs the sm_90a build).
+    // warpgroup only where the device runs the sm_90a build) and with the copier left to the
+    // device (Auto).
     int major = 0, minor = 0, dev = 0;
     HARNESS_CHECK(cudaGetDevice(&dev));
     HARNESS_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
     HARNESS_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
     std::vector<kc::VnmLaunch> launches;
-    for (const auto copier : {kc::VnmCopier::ProducerWarpgroup, kc::VnmCopier::ComputingWarp}) {
+    for (const auto copier : {kc::VnmCopier::ProducerWarpgroup, kc::VnmCopier::ComputingWarp, kc::VnmCopier::Auto}) {
       if (copier == kc::VnmCopier::ProducerWarpgroup && !(major == 9 && minor == 0)) continue;
       for (const auto& [rows, split] : {std::pair{kc::VnmRowTile::Rows128, 1}, {kc::VnmRowTile::Rows64, 1},
                                         {kc::VnmRowTile::Rows128, 3}, {kc::VnmRowTile::Rows64, 5}})

@@ -111,7 +111,9 @@ void check_args(const VnmSpmmArgs& a) {
 std::string VnmLaunch::describe() const {
   return std::string(rows == VnmRowTile::Rows128 ? "128" : "64") + "x" + std::to_string(kTileCols) +
          (split_k > 1 ? " split-k " + std::to_string(split_k) : "") +
-         (copier == VnmCopier::ProducerWarpgroup ? " producer-wg" : " warp0-copies");
+         (copier == VnmCopier::ProducerWarpgroup ? " producer-wg"
+          : copier == VnmCopier::ComputingWarp   ? " warp0-copies"
+                                                 : "");
 }
 
 bool vnm_prefers_packed(int, int, int) {
@@ -160,7 +162,8 @@ void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced
   if (dev.major < 9)
     throw Error("tessera::kernels::cuda::vnm_spmm: needs compute capability 9.0 or newer (bulk copies), the device has " +
                 std::to_string(dev.major) + ".x");
-  const VnmLaunch l = forced ? *forced : vnm_choose_launch(a);
+  VnmLaunch l = forced ? *forced : vnm_choose_launch(a);
+  if (l.copier == VnmCopier::Auto) l.copier = dev.sm90a() ? VnmCopier::ProducerWarpgroup : VnmCopier::ComputingWarp;
   if (l.copier == VnmCopier::ProducerWarpgroup && !dev.sm90a())
     throw Error("tessera::kernels::cuda::vnm_spmm: the producer-warpgroup kernel is built for sm_90a and needs a "
                 "compute capability 9.0 device, the device has " + std::to_string(dev.major) + "." +

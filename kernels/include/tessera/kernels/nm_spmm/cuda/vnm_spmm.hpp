@@ -63,13 +63,13 @@ struct VnmSpmmArgs {
 enum class VnmRowTile : int { Rows128 = 0, Rows64 = 1 };
 // Who issues the copies: an extra producer warpgroup (the sm_90a build: compute capability
 // 9.0 devices only) or warp 0 of the computing warps (any device of compute capability 9.0
-// or newer).
-enum class VnmCopier : int { ProducerWarpgroup = 0, ComputingWarp = 1 };
+// or newer); Auto: the producer warpgroup where the device runs it.
+enum class VnmCopier : int { Auto = 0, ProducerWarpgroup = 1, ComputingWarp = 2 };
 
 struct VnmLaunch {
   VnmRowTile rows = VnmRowTile::Rows128;
   int split_k = 1;  // stage ranges run by different blocks, summed with atomics
-  VnmCopier copier = VnmCopier::ProducerWarpgroup;
+  VnmCopier copier = VnmCopier::Auto;
   std::string describe() const;
 };
 
