@@ -1,7 +1,12 @@
 // tessera::nm_spmm on Kokkos::Cuda with VNM weights: the tiled CUDA-core kernel (plain and
-// packed stage plans, a plan built once and reused) and the portable kernel on the GPU,
-// against the double-precision oracle, C poisoned with NaN before every run.
+// packed stage plans, a plan built once and reused, forced launches with either copier) and
+// the portable kernel on the GPU, against the double-precision oracle, C poisoned with NaN
+// before every run.
+#include <cuda_runtime_api.h>
+
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -80,6 +85,50 @@ TEST(VnmSpmmCuda, NativeOnTheGpuAndDouble) {
   Kokkos::View<double**, Kokkos::LayoutRight, Cuda> A("A", 2, 8), C("C", 2, 8), C_bad("C", 3, 8);
   EXPECT_THROW(tessera::nm_spmm(A, B, C, {NmSpmmAlgorithm::CudaTiled}), tessera::NotCompiled);
   EXPECT_THROW(tessera::nm_spmm(A, B, C_bad), tessera::ShapeError);
+}
+
+TEST(VnmSpmmCuda, RawKernelWithEitherCopier) {
+  // The raw entry with forced launches: warp 0 copying (what GPUs other than compute
+  // capability 9.0 run) and, where the device runs it, the producer warpgroup; row tiles,
+  // split-K and the device's own choice (Auto), each against the oracle, C poisoned.
+  namespace kc = tessera::kernels::cuda;
+  int dev = 0, major = 0, minor = 0;
+  ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev), cudaSuccess);
+  const bool sm90a = major == 9 && minor == 0;
+  std::vector<kc::VnmLaunch> launches;
+  for (const auto copier : {kc::VnmCopier::ComputingWarp, kc::VnmCopier::ProducerWarpgroup, kc::VnmCopier::Auto})
+    for (const auto& [rows, split] : {std::pair{kc::VnmRowTile::Rows128, 1}, {kc::VnmRowTile::Rows64, 3}})
+      launches.push_back({rows, split, copier});
+  std::uint64_t seed = 11;
+  for (VnmPattern p : {VnmPattern{16, 32, 32}, {3, 8, 64}, {1, 2, 4}}) {
+    const std::int64_t m = 300, k = 37 * p.m + 3, n = 390;
+    const auto A_host = random_dense<float>(m, k, seed);
+    const auto A = tessera_test::to_view<float, Cuda>(A_host, m, k, "A");
+    const auto B = tessera::prune_vnm<Cuda>(tessera_test::to_view<float, Cuda>(random_dense<float>(k, n, seed + 1), k, n, "B"), p);
+    const auto stages = tessera::vnm_spmm_prepare(B, VnmLayout::Plain);
+    const auto vals = tessera_test::to_host_vector(B.values());
+    auto meta_view = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), B.meta());
+    const std::vector<std::uint8_t> meta(meta_view.data(), meta_view.data() + meta_view.size());
+    const std::vector<double> A_double(A_host.begin(), A_host.end());
+    const auto ref = tessera::reference::vnm_spmm(A_double, m, vals, meta, B.extents(), p);
+    Kokkos::View<float**, Kokkos::LayoutRight, Cuda> C("C", m, n);
+    for (const auto& l : launches) {
+      SCOPED_TRACE(std::to_string(p.n) + ":" + std::to_string(p.m) + " L=" + std::to_string(p.l) + " " + l.describe());
+      Kokkos::deep_copy(C, std::numeric_limits<float>::quiet_NaN());
+      Kokkos::fence();
+      const auto args = kc::make_vnm_args(A, B, stages, C);
+      if (l.copier == kc::VnmCopier::ProducerWarpgroup && !sm90a) {
+        EXPECT_THROW(kc::vnm_spmm(args, nullptr, &l), tessera::Error);
+        continue;
+      }
+      kc::vnm_spmm(args, nullptr, &l);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      EXPECT_LE(tessera_test::relative_error(tessera_test::to_host_vector(C), ref), tessera_test::tolerance<float>(k));
+    }
+    seed += 2;
+  }
 }
 
 TEST(VnmSpmmCuda, RejectsAPlanOfAnotherMatrix) {
