@@ -6,9 +6,11 @@
 // Shapes: 4096^3, then the LLM linear-layer set (m in {256..4096} x 20 (n, k) pairs).
 // Sparsities: 16:32, 12:32, 8:32, 4:32 (50, 62.5, 75, 87.5 %).
 // Usage: vnm_bench [--reps R] [--only-4096] [--shape MxNxK]... [--l L] [--layout auto|plain|packed]
-//                  [--copier auto|producer|warp0]
+//                  [--copier auto|producer|warp0] [--sweep]
 //   --shape replaces the shape list (repeatable; k a multiple of 32, n of L); --copier forces who
 //   issues the copies (VnmCopier: the producer warpgroup needs a compute capability 9.0 device).
+//   --sweep also times every (row tile, split-K) launch per case and prints them as "sweep" lines
+//   after the table (the data the launch model's constants are read from).
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -17,6 +19,9 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "../common/event_timing.hpp"
 #include "vnm_harness.hpp"
@@ -89,12 +94,14 @@ int main(int argc, char** argv) {
   int L = 32;
   std::string layout = "auto", copier = "auto";
   std::vector<std::array<std::int64_t, 3>> only_shapes;
+  bool sweep = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--only-4096")) only_4096 = true;
     else if (!std::strcmp(argv[i], "--l") && i + 1 < argc) L = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--layout") && i + 1 < argc) layout = argv[++i];
     else if (!std::strcmp(argv[i], "--copier") && i + 1 < argc) copier = argv[++i];
+    else if (!std::strcmp(argv[i], "--sweep")) sweep = true;
     else if (!std::strcmp(argv[i], "--shape") && i + 1 < argc) {
       long long m = 0, n = 0, k = 0;
       if (std::sscanf(argv[++i], "%lldx%lldx%lld", &m, &n, &k) != 3 || m <= 0 || n <= 0 || k <= 0) {
@@ -142,6 +149,7 @@ int main(int argc, char** argv) {
     }
     const int kept[] = {16, 12, 8, 4};
     std::vector<Row> rows;
+    std::vector<std::string> sweep_lines;
     std::mt19937_64 rng(7);
     DeviceBuffer<double> sums(2);
     for (const auto& s : shapes) {
@@ -190,6 +198,26 @@ int main(int argc, char** argv) {
         const auto s2 = sums.download();
         rows.push_back({m, n, k, N, 32, ms, cublas_ms, std::sqrt(s2[0] / s2[1]),
                         launch.describe() + (packed ? " packed" : " plain")});
+        if (sweep) {
+          const std::pair<kc::VnmRowTile, int> forced[] = {
+              {kc::VnmRowTile::Rows128, 1}, {kc::VnmRowTile::Rows128, 2},  {kc::VnmRowTile::Rows128, 3},
+              {kc::VnmRowTile::Rows128, 4}, {kc::VnmRowTile::Rows128, 5},  {kc::VnmRowTile::Rows128, 6},
+              {kc::VnmRowTile::Rows128, 8}, {kc::VnmRowTile::Rows128, 10}, {kc::VnmRowTile::Rows128, 12},
+              {kc::VnmRowTile::Rows128, 16}, {kc::VnmRowTile::Rows64, 1},  {kc::VnmRowTile::Rows64, 2},
+              {kc::VnmRowTile::Rows64, 4},  {kc::VnmRowTile::Rows64, 8}};
+          for (const auto& [tile, split] : forced) {
+            if (split > 1 && split > args.max_tile_stages) continue;  // the kernel would clamp it
+            kc::VnmLaunch f = launch;
+            f.rows = tile, f.split_k = split;
+            const double f_ms = median_event_ms([&] { kc::vnm_spmm(args, nullptr, &f); }, EventTiming{1, 5, 1, nullptr});
+            char line[256];
+            std::snprintf(line, sizeof line, "sweep %lld %lld %lld %d stages %lld rows %d split %d ms %.4f auto_rows %d auto_split %d auto_ms %.4f",
+                          (long long)m, (long long)n, (long long)k, N, (long long)args.max_tile_stages,
+                          tile == kc::VnmRowTile::Rows128 ? 128 : 64, split, f_ms,
+                          launch.rows == kc::VnmRowTile::Rows128 ? 128 : 64, launch.split_k, ms);
+            sweep_lines.push_back(line);
+          }
+        }
         const auto& r = rows.back();
         std::fprintf(stderr, "m=%lld n=%lld k=%lld %d:32 ours %.3f ms cublas %.3f ms speedup %.2f err %.1e\n",
                      (long long)m, (long long)n, (long long)k, N, ms, cublas_ms, cublas_ms / ms, r.err);
@@ -221,6 +249,10 @@ int main(int argc, char** argv) {
         std::printf("| %d:32 | %.1f%% | %.2f | %.2f | %.0f%% | %.2f |\n", N, 100.0 * (32 - N) / 32, at4096, geo,
                     100 * geo / (32.0 / N), cnt ? minsp : 0);
       }
+    }
+    if (!sweep_lines.empty()) {
+      std::printf("\n");
+      for (const auto& l : sweep_lines) std::printf("%s\n", l.c_str());
     }
   } catch (const std::exception& ex) {
     std::printf("ERROR %s\n", ex.what());
