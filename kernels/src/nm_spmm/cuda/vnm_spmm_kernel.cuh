@@ -35,7 +35,7 @@ constexpr int kComputeThreadsOf = BM / kWarpRows * kWarpsN * 32;
 //     vnm_spmm_sm90a.cu). A single extra warp would not do: the registers of an SM are split
 //     among its four schedulers, so a ninth warp caps every thread at 168 (spills). With the
 //     copies off the computing warps, the copy of a stage starts as soon as the last warp is
-//     done with its buffer (3-6% faster at 4096^3, perf_tests/results/vnm_h100.md).
+//     done with its buffer (4-7% faster at 4096^3, perf_tests/results/vnm_h100.md).
 template <int BM, VnmCopier C>
 constexpr int kThreadsOf = kComputeThreadsOf<BM> + (C == VnmCopier::ProducerWarpgroup ? 128 : 0);
 // The 128-row block (8 warps) takes a whole SM so that its threads may hold 128 accumulators
@@ -108,10 +108,10 @@ __device__ __forceinline__ void computing_warps_sync() {
 //
 // Pipeline: the copying warp (warp 0, or the producer warpgroup's first warp) bulk-copies
 // stage s into buffer s % 2 once all computing warps arrived on that buffer's "empty"
-// mbarrier (done with stage s - 2); each computing warp
-// waits on the buffer's "full" mbarrier (all bytes landed) before computing the stage. No
-// block-wide barrier: a warp starts the next stage as soon as its data is there, so the warps
-// of an SM do not all pass the per-stage work at the same time. (The cp.async copies by all
+// mbarrier (done with stage s - 2); each computing warp waits on the buffer's "full"
+// mbarrier (all bytes landed) before computing the stage. No block-wide barrier: a warp
+// starts the next stage as soon as its data is there, so the warps of an SM do not all pass
+// the per-stage work at the same time. (The cp.async copies by all
 // threads with a barrier per stage that this replaced spent a quarter of the warps' time
 // outside the FMA loop at 50% sparsity, perf_tests/results/vnm_h100.md.)
 template <int BM, int Groups, VnmCopier Copier>
