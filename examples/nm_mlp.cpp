@@ -1,13 +1,18 @@
-// A pruned MLP block, Y = relu(X · W1) · W2, run dense and 2:4-sparse from the same code.
-//   X (batch x d) fp16 activations; W1 (d x hidden), W2 (hidden x d) fp16 weights, random,
-//   scaled by 1/sqrt(fan-in). The sparse block holds both weights pruned to 2:4 along k by
-//   magnitude (tessera::prune_nv24) and runs tessera::nm_spmm (on CUDA: the sparse-tensor-
-//   core kernel); the dense block runs a dense product (on CUDA: cuBLAS fp16 with fp32
-//   accumulation, elsewhere a Kokkos loop). MlpBlock<Layer> is the same code for both.
+// A pruned MLP block, Y = relu(X · W1) · W2, run dense and N:M-sparse from the same code.
+//   X (batch x d) activations; W1 (d x hidden), W2 (hidden x d) weights, random, scaled by
+//   1/sqrt(fan-in). The sparse block holds both weights pruned along k by magnitude and runs
+//   tessera::nm_spmm; the dense block runs a dense product (on CUDA: cuBLAS, fp32
+//   accumulation; elsewhere a Kokkos loop). MlpBlock<Layer> is the same code for both.
+//   --format nv24 (default): fp16, 2:4 (tessera::prune_nv24; on CUDA the sparse-tensor-core
+//     kernel, against cuBLAS fp16);
+//   --format vnm: fp32, vector-wise N:M (tessera::prune_vnm with --pattern N:M:L, default
+//     8:32:32, 75% sparse; on CUDA the tiled CUDA-core kernel with a stage plan built once,
+//     against cuBLAS SGEMM with TF32 off).
 // Prints the accuracy loss of pruning (sparse vs dense output), the time of each block and
 // the speedup. Checks the sparse block against the dense code run on the pruned weights
-// (to_dense) and exits 1 when they differ by more than fp16 rounding.
+// (to_dense) and exits 1 when they differ by more than the value type's rounding.
 // Usage: nm_mlp [--batch B=2048] [--d D=4096] [--hidden H=11008] [--reps R=20]
+//               [--format nv24|vnm] [--pattern N:M:L=8:32:32]
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -20,7 +25,9 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/formats/nv24.hpp"
+#include "tessera/formats/vnm.hpp"
 #include "tessera/kernels/nm_spmm/nv24_spmm.hpp"
+#include "tessera/kernels/nm_spmm/vnm_spmm.hpp"
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cublas_v2.h>
 #endif
@@ -28,11 +35,14 @@
 namespace {
 
 using Space = Kokkos::DefaultExecutionSpace;  // e.g. Kokkos::OpenMP or Kokkos::Cuda
-using T = Kokkos::Experimental::half_t;
+using half = Kokkos::Experimental::half_t;
+template <class T>
 using Mat = Kokkos::View<T**, Kokkos::LayoutRight, Space>;
 
 struct Args {
   int batch = 2048, d = 4096, hidden = 11008, reps = 20;
+  std::string format = "nv24";
+  tessera::VnmPattern pattern{8, 32, 32};
 };
 
 Args parse_args(int argc, char** argv) {
@@ -43,25 +53,52 @@ Args parse_args(int argc, char** argv) {
       if (i + 1 >= argc) throw tessera::Error(s + " needs a value");
       return std::stoi(argv[++i]);
     };
+    auto text = [&]() -> std::string {
+      if (i + 1 >= argc) throw tessera::Error(s + " needs a value");
+      return argv[++i];
+    };
     if (s == "--batch") a.batch = value();
     else if (s == "--d") a.d = value();
     else if (s == "--hidden") a.hidden = value();
     else if (s == "--reps") a.reps = value();
-    else if (s == "--help" || s == "-h") {
-      std::printf("usage: nm_mlp [--batch B=2048] [--d D=4096] [--hidden H=11008] [--reps R=20]\n");
+    else if (s == "--format") a.format = text();
+    else if (s == "--pattern") {
+      const std::string v = text();
+      if (std::sscanf(v.c_str(), "%d:%d:%d", &a.pattern.n, &a.pattern.m, &a.pattern.l) != 3)
+        throw tessera::Error("--pattern wants N:M:L (e.g. 8:32:32), got '" + v + "'");
+      tessera::check_vnm_pattern(a.pattern);
+    } else if (s == "--help" || s == "-h") {
+      std::printf("usage: nm_mlp [--batch B=2048] [--d D=4096] [--hidden H=11008] [--reps R=20] [--format nv24|vnm]\n"
+                  "              [--pattern N:M:L=8:32:32]\n");
       std::exit(0);
     } else throw tessera::Error("unknown option " + s);
   }
   if (a.batch < 1 || a.d < 1 || a.hidden < 1 || a.reps < 1) throw tessera::Error("all sizes must be positive");
+  if (a.format != "nv24" && a.format != "vnm") throw tessera::Error("--format must be nv24 or vnm, got " + a.format);
   return a;
 }
 
 // ---- the two kinds of layer ------------------------------------------------------------
+template <class T>
 struct DenseLinear {
-  Mat W;  // (in x out)
+  Mat<T> W;  // (in x out)
 };
-struct SparseLinear {
-  tessera::Nv24Tensor<T, Space> W;  // (in x out), 2:4 along in
+// The sparse layers, each with its value type and what its product needs (prune: the
+// weight pruned the --format way).
+struct Nv24Linear {
+  using value_type = half;
+  tessera::Nv24Tensor<half, Space> W;  // (in x out), 2:4 along in
+  static Nv24Linear prune(const Mat<half>& W, const Args&) { return {tessera::prune_nv24(W)}; }
+};
+struct VnmLinear {
+  using value_type = float;
+  tessera::Tensor<float, tessera::VNM, Space> W;  // (in x out), N of every M vectors of L along in
+  tessera::VnmStages<Space> stages;                // the kernel's stage plan, built once
+  static VnmLinear prune(const Mat<float>& W, const Args& a) {
+    auto B = tessera::prune_vnm<Space>(W, a.pattern);
+    auto stages = tessera::vnm_spmm_prepare(B);
+    return {std::move(B), std::move(stages)};
+  }
 };
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -76,22 +113,25 @@ cublasHandle_t blas_handle() {
 #endif
 
 // Y (rows x out) = X (rows x in) * W
-void linear(const Mat& X, const DenseLinear& L, const Mat& Y) {
+template <class T>
+void linear(const Mat<T>& X, const DenseLinear<T>& L, const Mat<T>& Y) {
   const int rows = static_cast<int>(X.extent(0)), in = static_cast<int>(X.extent(1)),
             out = static_cast<int>(L.W.extent(1));
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
-    // column-major view: Y^T (out x rows) = W^T (out x in) * X^T (in x rows)
+    // column-major view: Y^T (out x rows) = W^T (out x in) * X^T (in x rows); fp32 runs without TF32
+    // (the handle's default math mode)
+    const cudaDataType type = std::is_same_v<T, float> ? CUDA_R_32F : CUDA_R_16F;
     const float one = 1.f, zero = 0.f;
     cublasSetStream(blas_handle(), Space().cuda_stream());
-    const cublasStatus_t st =
-        cublasGemmEx(blas_handle(), CUBLAS_OP_N, CUBLAS_OP_N, out, rows, in, &one, L.W.data(), CUDA_R_16F, out,
-                     X.data(), CUDA_R_16F, in, &zero, Y.data(), CUDA_R_16F, out, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    const cublasStatus_t st = cublasGemmEx(blas_handle(), CUBLAS_OP_N, CUBLAS_OP_N, out, rows, in, &one, L.W.data(),
+                                           type, out, X.data(), type, in, &zero, Y.data(), type, out,
+                                           CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     if (st != CUBLAS_STATUS_SUCCESS) throw tessera::CudaError("cublasGemmEx failed: " + std::to_string(st));
     return;
   }
 #endif
-  const Mat W = L.W;
+  const Mat<T> W = L.W;
   Kokkos::parallel_for(
       "nm_mlp::dense linear", Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>>({0, 0}, {rows, out}),
       KOKKOS_LAMBDA(int i, int j) {
@@ -100,9 +140,13 @@ void linear(const Mat& X, const DenseLinear& L, const Mat& Y) {
         Y(i, j) = static_cast<T>(acc);
       });
 }
-void linear(const Mat& X, const SparseLinear& L, const Mat& Y) { tessera::nm_spmm(X, L.W, Y); }
+void linear(const Mat<half>& X, const Nv24Linear& L, const Mat<half>& Y) { tessera::nm_spmm(X, L.W, Y); }
+void linear(const Mat<float>& X, const VnmLinear& L, const Mat<float>& Y) {
+  tessera::nm_spmm(Space(), X, L.W, &L.stages, Y);
+}
 
-void relu(const Mat& H) {
+template <class T>
+void relu(const Mat<T>& H) {
   Kokkos::parallel_for(
       "nm_mlp::relu",
       Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>>({0, 0}, {static_cast<int>(H.extent(0)), static_cast<int>(H.extent(1))}),
@@ -111,20 +155,21 @@ void relu(const Mat& H) {
       });
 }
 
-// ---- the block: one code for both layer kinds --------------------------------------------
-template <class Layer>
+// ---- the block: one code for every layer kind ----------------------------------------------
+template <class T, class Layer>
 struct MlpBlock {
   Layer up, down;  // d -> hidden, hidden -> d
-  Mat hidden;      // (batch x hidden)
-  void operator()(const Mat& X, const Mat& Y) const {
+  Mat<T> hidden;   // (batch x hidden)
+  void operator()(const Mat<T>& X, const Mat<T>& Y) const {
     linear(X, up, hidden);
     relu(hidden);
     linear(hidden, down, Y);
   }
 };
 
-Mat random_mat(std::int64_t rows, std::int64_t cols, double scale, std::uint64_t seed, const char* label) {
-  Mat m(std::string(label), rows, cols);
+template <class T>
+Mat<T> random_mat(std::int64_t rows, std::int64_t cols, double scale, std::uint64_t seed, const char* label) {
+  Mat<T> m(std::string(label), rows, cols);
   auto h = Kokkos::create_mirror_view(m);
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal(0.f, static_cast<float>(scale));
@@ -134,7 +179,8 @@ Mat random_mat(std::int64_t rows, std::int64_t cols, double scale, std::uint64_t
   return m;
 }
 
-double relative_difference(const Mat& a, const Mat& b) {
+template <class T>
+double relative_difference(const Mat<T>& a, const Mat<T>& b) {
   auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
   auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
   double num = 0, den = 0;
@@ -147,8 +193,8 @@ double relative_difference(const Mat& a, const Mat& b) {
   return std::isfinite(num) ? std::sqrt(num / std::max(den, 1e-300)) : INFINITY;
 }
 
-template <class Block>
-double time_ms(const Block& block, const Mat& X, const Mat& Y, int reps) {
+template <class Block, class T>
+double time_ms(const Block& block, const Mat<T>& X, const Mat<T>& Y, int reps) {
   block(X, Y);  // warm-up (library handles, kernel loading)
   Kokkos::fence();
   const auto t0 = std::chrono::steady_clock::now();
@@ -157,40 +203,51 @@ double time_ms(const Block& block, const Mat& X, const Mat& Y, int reps) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / reps;
 }
 
-int run(const Args& a) {
-  const Mat X = random_mat(a.batch, a.d, 1.0, 1, "X");
-  const Mat W1 = random_mat(a.d, a.hidden, 1.0 / std::sqrt(a.d), 2, "W1");
-  const Mat W2 = random_mat(a.hidden, a.d, 1.0 / std::sqrt(a.hidden), 3, "W2");
-  const Mat hidden("hidden", a.batch, a.hidden);
+template <class Sparse>
+int run_block(const Args& a) {
+  using T = typename Sparse::value_type;
+  const Mat<T> X = random_mat<T>(a.batch, a.d, 1.0, 1, "X");
+  const Mat<T> W1 = random_mat<T>(a.d, a.hidden, 1.0 / std::sqrt(a.d), 2, "W1");
+  const Mat<T> W2 = random_mat<T>(a.hidden, a.d, 1.0 / std::sqrt(a.hidden), 3, "W2");
+  const Mat<T> hidden("hidden", a.batch, a.hidden);
 
-  const MlpBlock<DenseLinear> dense{{W1}, {W2}, hidden};
-  const MlpBlock<SparseLinear> sparse{{tessera::prune_nv24(W1)}, {tessera::prune_nv24(W2)}, hidden};
+  const MlpBlock<T, DenseLinear<T>> dense{{W1}, {W2}, hidden};
+  const MlpBlock<T, Sparse> sparse{Sparse::prune(W1, a), Sparse::prune(W2, a), hidden};
   // the dense code on the pruned weights: what the sparse block must reproduce
-  const MlpBlock<DenseLinear> dense_pruned{{tessera::to_dense(sparse.up.W)}, {tessera::to_dense(sparse.down.W)}, hidden};
+  const MlpBlock<T, DenseLinear<T>> dense_pruned{{tessera::to_dense(sparse.up.W)}, {tessera::to_dense(sparse.down.W)},
+                                                 hidden};
 
-  Mat Y_dense("Y_dense", a.batch, a.d), Y_sparse("Y_sparse", a.batch, a.d), Y_check("Y_check", a.batch, a.d);
+  Mat<T> Y_dense("Y_dense", a.batch, a.d), Y_sparse("Y_sparse", a.batch, a.d), Y_check("Y_check", a.batch, a.d);
   Kokkos::deep_copy(Y_sparse, static_cast<T>(NAN));  // poisoned: every entry must be written
   const double t_dense = time_ms(dense, X, Y_dense, a.reps);
   const double t_sparse = time_ms(sparse, X, Y_sparse, a.reps);
   dense_pruned(X, Y_check);
   Kokkos::fence();
 
+  constexpr bool fp32 = std::is_same_v<Sparse, VnmLinear>;
+  const std::string kind = fp32 ? std::to_string(a.pattern.n) + ":" + std::to_string(a.pattern.m) + " (L = " +
+                                      std::to_string(a.pattern.l) + ")"
+                                : std::string("2:4");
+  // the CUDA kernels (where nm_spmm runs them) or the portable one
+  const bool cuda_kernel = fp32 ? !std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace>
+                                : tessera::nv24_default_algorithm<half, Space>() == tessera::Nv24Algorithm::SparseTensorCore;
   const double loss = relative_difference(Y_sparse, Y_dense);
   const double kernel_err = relative_difference(Y_sparse, Y_check);
+  const double bound = fp32 ? 1e-4 : 1e-2;  // the value type's rounding, summed over the two layers
   std::printf("MLP block relu(X W1) W2: batch %d, d %d, hidden %d, %s, space %s\n", a.batch, a.d, a.hidden,
-              KOKKOS_HALF_T_IS_FLOAT ? "half_t (= float in this build)" : "fp16", Space::name());
+              fp32 ? "fp32" : KOKKOS_HALF_T_IS_FLOAT ? "half_t (= float in this build)" : "fp16", Space::name());
   std::printf("  dense  (%s): %9.3f ms\n", std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace> ? "Kokkos loop" : "cuBLAS",
               t_dense);
-  std::printf("  2:4 sparse (tessera::nm_spmm, %s): %9.3f ms  -> speedup %.2fx\n",
-              tessera::nv24_default_algorithm<T, Space>() == tessera::Nv24Algorithm::SparseTensorCore
-                  ? "sparse tensor cores"
-                  : "portable kernel",
-              t_sparse, t_dense / t_sparse);
-  std::printf("  accuracy loss of 2:4 pruning (||Y_sparse - Y_dense|| / ||Y_dense||): %.4f\n", loss);
+  std::printf("  %s sparse (tessera::nm_spmm, %s): %9.3f ms  -> speedup %.2fx\n", kind.c_str(),
+              !cuda_kernel ? "portable kernel" : fp32 ? "tiled CUDA-core kernel" : "sparse tensor cores", t_sparse,
+              t_dense / t_sparse);
+  std::printf("  accuracy loss of %s pruning (||Y_sparse - Y_dense|| / ||Y_dense||): %.4f\n", kind.c_str(), loss);
   std::printf("  sparse block vs dense code on the pruned weights: %.2e %s\n", kernel_err,
-              kernel_err < 1e-2 ? "(ok)" : "(MISMATCH)");
-  return kernel_err < 1e-2 ? 0 : 1;
+              kernel_err < bound ? "(ok)" : "(MISMATCH)");
+  return kernel_err < bound ? 0 : 1;
 }
+
+int run(const Args& a) { return a.format == "vnm" ? run_block<VnmLinear>(a) : run_block<Nv24Linear>(a); }
 
 }  // namespace
 
