@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -78,7 +79,7 @@ Args parse_args(int argc, char** argv) {
   return a;
 }
 
-// ---- the two kinds of layer ------------------------------------------------------------
+// ---- the kinds of layer: dense, 2:4, VNM ----------------------------------------------------
 template <class T>
 struct DenseLinear {
   Mat<T> W;  // (in x out)
