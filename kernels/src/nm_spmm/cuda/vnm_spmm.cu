@@ -52,6 +52,8 @@ struct DeviceInfo {
   int major = 0, minor = 0;           // compute capability
   // The sm_90a build of the kernel (producer warpgroup) runs on compute capability 9.0 alone.
   bool sm90a() const { return major == 9 && minor == 0; }
+  // What VnmCopier::Auto stands for on this device.
+  VnmCopier copier() const { return sm90a() ? VnmCopier::ProducerWarpgroup : VnmCopier::ComputingWarp; }
 };
 DeviceInfo device_info() {
   int dev = 0, sms = 0, smem = 0, smem_sm = 0, major = 0, minor = 0;
@@ -133,7 +135,7 @@ VnmLaunch vnm_choose_launch(const VnmSpmmArgs& a) {
   // refitted since); 64-row blocks pay 5% for copying B twice as often per FMA.
   const std::int64_t col_tiles = (a.n + kTileCols - 1) / kTileCols;
   VnmLaunch best;
-  best.copier = dev.sm90a() ? VnmCopier::ProducerWarpgroup : VnmCopier::ComputingWarp;
+  best.copier = dev.copier();
   double best_cost = -1;
   for (const VnmRowTile rows : {VnmRowTile::Rows128, VnmRowTile::Rows64}) {
     const bool tall = rows == VnmRowTile::Rows128;
@@ -163,7 +165,7 @@ void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced
     throw Error("tessera::kernels::cuda::vnm_spmm: needs compute capability 9.0 or newer (bulk copies), the device has " +
                 std::to_string(dev.major) + ".x");
   VnmLaunch l = forced ? *forced : vnm_choose_launch(a);
-  if (l.copier == VnmCopier::Auto) l.copier = dev.sm90a() ? VnmCopier::ProducerWarpgroup : VnmCopier::ComputingWarp;
+  if (l.copier == VnmCopier::Auto) l.copier = dev.copier();
   if (l.copier == VnmCopier::ProducerWarpgroup && !dev.sm90a())
     throw Error("tessera::kernels::cuda::vnm_spmm: the producer-warpgroup kernel is built for sm_90a and needs a "
                 "compute capability 9.0 device, the device has " + std::to_string(dev.major) + "." +

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "tessera/core/error.hpp"
 #include "tessera/formats/vnm/staging.hpp"
 #include "tessera/kernels/nm_spmm/cuda/vnm_spmm.hpp"
 #include "../../common/cuda_support.hpp"
@@ -87,15 +86,12 @@ static_assert(2 * kVnmStageBytes >= 128 * kTileCols * 4, "two stage buffers hold
 static_assert(kBarrierBytes <= 128, "buffers start 128-byte aligned");
 
 // setmaxnreg: this warpgroup's registers per thread become REGS (Increase: taken from the
-// pool the other warpgroup released). sm_90a only; every warp of the warpgroup runs it.
+// pool the other warpgroup released). sm_90a only (only vnm_spmm_sm90a.cu instantiates the
+// producer-warpgroup kernel); every warp of the warpgroup runs it.
 template <int REGS, bool Increase>
 __device__ __forceinline__ void set_max_registers() {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   if constexpr (Increase) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
   else asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
-#else
-  __trap();  // only vnm_spmm_sm90a.cu launches the producer warpgroup kernel
-#endif
 }
 
 // Barrier of the computing warps alone (named barrier 1): the producer warpgroup has left.
