@@ -12,6 +12,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/formats/vnm/staging.hpp"
 #include "../../common/cuda_support.hpp"
+#include "../../common/ptx_grid_dependency.cuh"
 #include "../../common/tensor_map.hpp"
 #include "vnm_spmm_kernel.cuh"
 
@@ -23,12 +24,29 @@ using namespace vnm_detail;
 // floats, zeros past m and k), through 32 x 32 tiles in shared memory so that reads run along
 // rows of A and writes along panel columns. The SpMM then stages a column of its rows with
 // 16-byte copies of one contiguous run, not 4-byte gathers from BM rows.
+// For split-K the pass also zeroes C (c_rows = m; 0 otherwise), which the SpMM's blocks then
+// add into: one launch fewer than a memset of its own. The SpMM is launched as this pass's
+// dependent (see launch_one), so its blocks may start once every block of the pass has.
 constexpr int kTransposeTile = 32, kTransposeRowsPerPass = 8;
 __global__ void __launch_bounds__(kTransposeTile * kTransposeRowsPerPass) vnm_a_panels_kernel(
     const float* A, std::int64_t m, std::int64_t k, std::int64_t lda, std::int64_t padded_k, std::int64_t row_blocks,
-    float* panels) {
+    float* panels, float* C, std::int64_t c_rows, std::int64_t n, std::int64_t ldc, bool c_vector) {
+  allow_dependent_grid_launch();
   __shared__ float tile[kTransposeTile][kTransposeTile + 1];
   const int tx = threadIdx.x, ty = threadIdx.y;
+  if (c_rows > 0) {
+    const std::int64_t chunks = (n + 3) / 4, total = c_rows * chunks;
+    const std::int64_t threads = static_cast<std::int64_t>(gridDim.x) * gridDim.y * kTransposeTile * kTransposeRowsPerPass;
+    for (std::int64_t i = (static_cast<std::int64_t>(blockIdx.y) * gridDim.x + blockIdx.x) * kTransposeTile *
+                              kTransposeRowsPerPass + ty * kTransposeTile + tx;
+         i < total; i += threads) {
+      float* row = C + (i / chunks) * ldc;
+      const std::int64_t c = 4 * (i % chunks);
+      if (c_vector && c + 4 <= n) *reinterpret_cast<float4*>(row + c) = make_float4(0.f, 0.f, 0.f, 0.f);
+      else
+        for (std::int64_t j = c; j < n && j < c + 4; ++j) row[j] = 0.f;
+    }
+  }
   const std::int64_t c0 = static_cast<std::int64_t>(blockIdx.x) * kTransposeTile;
   for (std::int64_t rb = blockIdx.y; rb < row_blocks; rb += gridDim.y) {
     const std::int64_t r0 = rb * kTransposeTile;
@@ -180,17 +198,14 @@ void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced
   const dim3 grid(static_cast<unsigned>((a.n + kTileCols - 1) / kTileCols), static_cast<unsigned>((a.m + bm - 1) / bm),
                   static_cast<unsigned>(p.splits));
   if (grid.y > 65535u) throw Error("vnm_spmm: m = " + std::to_string(a.m) + " needs more than 65535 row tiles");
-  if (a.stored_rows == 0 || p.atomic)  // k = 0 gives C = 0; split-K adds into zeros
+  if (a.stored_rows == 0) {  // k = 0 gives C = 0
     TESSERA_CUDA_CHECK(cudaMemset2DAsync(a.C, a.ldc * sizeof(float), 0, a.n * sizeof(float), a.m, stream));
-  if (a.stored_rows == 0) return;
+    return;
+  }
+  // All host work (workspace, tensor maps) comes before the two launches, so that the GPU does
+  // not wait between them while the host encodes maps.
   const std::int64_t padded_k = a.stored_rows / a.N * a.M, panels = (a.m + kPanelRows - 1) / kPanelRows;
   DeviceBuffer<float> panel_buf(static_cast<std::size_t>(panels * padded_k * kPanelRows), stream, workspace_pool());
-  const std::int64_t row_blocks = panels * (kPanelRows / kTransposeTile);
-  const dim3 t_grid(static_cast<unsigned>((padded_k + kTransposeTile - 1) / kTransposeTile),
-                    static_cast<unsigned>(std::min<std::int64_t>(row_blocks, 65535)));
-  vnm_a_panels_kernel<<<t_grid, dim3(kTransposeTile, kTransposeRowsPerPass), 0, stream>>>(
-      a.A, a.m, a.k, a.lda, padded_k, row_blocks, panel_buf.ptr);
-  TESSERA_CUDA_CHECK(cudaGetLastError());
   p.panels = panel_buf.ptr;
   p.panel_floats = padded_k * kPanelRows;
   p.padded_k = padded_k;
@@ -211,6 +226,12 @@ void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced
   p.o_offset = layout.o_offset;
   p.rec_offset = layout.rec_offset;
   p.buffer_bytes = layout.buffer_bytes;
+  const std::int64_t row_blocks = panels * (kPanelRows / kTransposeTile);
+  const dim3 t_grid(static_cast<unsigned>((padded_k + kTransposeTile - 1) / kTransposeTile),
+                    static_cast<unsigned>(std::min<std::int64_t>(row_blocks, 65535)));
+  vnm_a_panels_kernel<<<t_grid, dim3(kTransposeTile, kTransposeRowsPerPass), 0, stream>>>(
+      a.A, a.m, a.k, a.lda, padded_k, row_blocks, panel_buf.ptr, a.C, p.atomic ? a.m : 0, a.n, a.ldc, p.c_vector);
+  TESSERA_CUDA_CHECK(cudaGetLastError());
   if (l.copier == VnmCopier::ProducerWarpgroup) launch_producer_warpgroup(p, bm, grid, stream, layout.bytes());
   else launch_kernel<VnmCopier::ComputingWarp>(p, bm, grid, stream, layout.bytes());
 }
