@@ -12,7 +12,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/formats/vnm/staging.hpp"
 #include "../../common/cuda_support.hpp"
-#include "../../common/ptx_grid_dependency.cuh"
+#include "../../common/grid_dependency.cuh"
 #include "../../common/tensor_map.hpp"
 #include "vnm_spmm_kernel.cuh"
 

@@ -14,7 +14,7 @@
 #include "tessera/kernels/nm_spmm/cuda/vnm_spmm.hpp"
 #include "../../common/cuda_support.hpp"
 #include "../../common/ptx_bulk_copy.cuh"
-#include "../../common/ptx_grid_dependency.cuh"
+#include "../../common/grid_dependency.cuh"
 
 namespace tessera::kernels::cuda::vnm_detail {
 
@@ -375,17 +375,7 @@ void launch_one(const Params& p, dim3 grid, cudaStream_t stream, std::size_t byt
       allowed = bytes;
     }
   }
-  cudaLaunchAttribute dependent{};
-  dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  dependent.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = dim3(kThreadsOf<BM, C>);
-  config.dynamicSmemBytes = bytes;
-  config.stream = stream;
-  config.attrs = &dependent;
-  config.numAttrs = 1;
-  TESSERA_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, p));
+  launch_kernel_after(true, kernel, grid, dim3(kThreadsOf<BM, C>), bytes, stream, p);
 }
 
 // The kernel for the block's rows and the plan's L (column groups per thread).

@@ -19,6 +19,7 @@
 #include "tessera/core/error.hpp"
 #include "../../common/cuda_support.hpp"
 #include "../../common/ptx_copy.cuh"
+#include "../../common/grid_dependency.cuh"
 
 
 namespace tessera::kernels::cuda {
@@ -200,6 +201,7 @@ __global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T),
                            const int* __restrict__ crd, const T* __restrict__ vals, const T* __restrict__ B,
                            unsigned ldb_bytes, T* __restrict__ C, long long ldc_row, long long ldc_col, int rows, int n,
                            int n_load, float alpha, float beta, float* __restrict__ ws, bool c_vec) {
+  allow_dependent_grid_launch();  // the finalize kernel, if any (launch_finalize)
   using Tile = TcTile<T, BN, CAP>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -426,6 +428,7 @@ template <class T, class W>
 __global__ void tca_finalize_kernel(const int* __restrict__ split_rows, long long n_split, int rows_per_split,
                                     const W* __restrict__ ws, long long ws_ld, T* __restrict__ C, long long ldc_row,
                                     long long ldc_col, int rows, int n, W alpha, W beta) {
+  wait_for_prerequisite_grid();  // the sums in ws are complete
   const long long total = n_split * rows_per_split * n;
   for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;
        idx += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -557,6 +560,7 @@ __global__ void __launch_bounds__(256, 6)
                        long long ldc_col, int rows, int n, typename Elem<T>::acc alpha, typename Elem<T>::acc beta,
                        bool c_vec, const RowChunk* __restrict__ chunks, int n_chunks, int chunk_limit,
                        typename Elem<T>::acc* __restrict__ ws, long long ws_ld) {
+  allow_dependent_grid_launch();  // the finalize kernel, if any (launch_finalize)
   using Acc = typename Elem<T>::acc;
   constexpr int kVec = 16 / int(sizeof(T));
   constexpr int kGroups = 32 / L;
@@ -637,17 +641,26 @@ std::size_t elem_size(TcaType t) {
   }
 }
 
+// Programmatic dependent launches (grid_dependency.cuh) need compute capability 9.0.
+bool programmatic_launches() {
+  int device = 0, major = 0;
+  TESSERA_CUDA_CHECK(cudaGetDevice(&device));
+  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  return major >= 9;
+}
+
 // C rows of the split windows or rows = alpha * (their sums in ws, rows of ws_ld) + beta * C.
+// Launched as the SpMM kernel's programmatic dependent: its blocks are scheduled while the
+// SpMM drains and wait for it there, instead of after a kernel-to-kernel gap.
 template <class T, class W>
 void launch_finalize(const int* split_rows, long long n_split, int rows_per_split, const W* ws, long long ws_ld,
                      const TcaArgs& a, cudaStream_t stream) {
   const long long total = n_split * rows_per_split * a.n;
-  const int blocks = static_cast<int>(std::min<long long>((total + 255) / 256, 65535));
-  tca_finalize_kernel<T, W><<<blocks, 256, 0, stream>>>(split_rows, n_split, rows_per_split, ws, ws_ld,
-                                                        static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride,
-                                                        static_cast<int>(a.rows), static_cast<int>(a.n),
-                                                        static_cast<W>(a.alpha), static_cast<W>(a.beta));
-  TESSERA_CUDA_CHECK_LAUNCH("tca_finalize_kernel");
+  launch_kernel_after(programmatic_launches(), tca_finalize_kernel<T, W>,
+                      dim3(static_cast<unsigned>(std::min<long long>((total + 255) / 256, 65535))), dim3(256), 0, stream,
+                      split_rows, n_split, rows_per_split, ws, ws_ld, static_cast<T*>(a.C), a.c_row_stride,
+                      a.c_col_stride, static_cast<int>(a.rows), static_cast<int>(a.n), static_cast<W>(a.alpha),
+                      static_cast<W>(a.beta));
 }
 
 template <class T, int BN, int CAP>
