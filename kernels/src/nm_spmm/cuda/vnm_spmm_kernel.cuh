@@ -357,8 +357,9 @@ __global__ void __launch_bounds__(kThreadsOf<BM, Copier>, kBlocksPerSm<BM>)
 
 // Launched with programmatic stream serialization: the kernel's blocks may start (and set up
 // their barriers) while the A panel pass before it drains, instead of after a full
-// kernel-to-kernel gap. The shared-memory opt-in costs about as much host time as a launch, so
-// it is only raised when a launch needs more than the device's kernel was given before.
+// kernel-to-kernel gap. The shared-memory opt-in is only raised when a launch needs more than
+// the device's kernel was given before, so that after the first call no host call sits between
+// the pass's launch and this one.
 template <int BM, int G, VnmCopier C>
 void launch_one(const Params& p, dim3 grid, cudaStream_t stream, std::size_t bytes) {
   auto kernel = vnm_spmm_kernel<BM, G, C>;
