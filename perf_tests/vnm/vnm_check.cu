@@ -1,8 +1,9 @@
 // Correctness sweep of the VNM CUDA kernel against a double-precision host reference:
 // every N:M with M <= 32 for every L, random odd shapes (m, k, n not multiples of any tile),
 // plain and packed layouts, both row tiles and split-K, plus edge cases (k < M, one row,
-// n < L, k = 0). B is pruned from random dense data with the library's host pruning; C is
-// poisoned with NaN before every run. Prints one line per failure and a TOTAL line.
+// n < L, k = 0, rows of A and C further apart than k and n). B is pruned from random dense
+// data with the library's host pruning; C is poisoned with NaN before every run. Prints one
+// line per failure and a TOTAL line.
 // Usage: vnm_check [--quick]
 #include <cmath>
 #include <cstring>
@@ -32,8 +33,10 @@ std::vector<double> reference(const std::vector<float>& A, const std::vector<flo
   return C;
 }
 
+// lda_pad > 0: A's rows are k + lda_pad apart, the padding NaN (must not be read); ldc_pad > 0:
+// C's rows are n + ldc_pad apart, the padding poisoned like C and required to stay so.
 void run_case(std::int64_t m, std::int64_t k, std::int64_t n, tessera::VnmPattern p, bool packed,
-              const kc::VnmLaunch* launch, std::mt19937_64& rng) {
+              const kc::VnmLaunch* launch, std::mt19937_64& rng, std::int64_t lda_pad = 0, std::int64_t ldc_pad = 0) {
   ++cases;
   std::uniform_real_distribution<float> u(-1.f, 1.f);
   std::vector<float> A(m * k), dense(k * n);
@@ -47,19 +50,32 @@ void run_case(std::int64_t m, std::int64_t k, std::int64_t n, tessera::VnmPatter
   tessera::decode_vnm_host(vals.data(), meta.data(), e, p, pruned.data(), n);
   DeviceVnm B(p, e, meta, packed);
   B.vals.upload(vals);
-  DeviceBuffer<float> dA(m * k), dC(m * n);
-  dA.upload(A);
-  HARNESS_CHECK(cudaMemset(dC.ptr, 0xff, m * n * sizeof(float)));  // NaN poison
+  const std::int64_t lda = k + lda_pad;
+  std::vector<float> strided(m * lda, NAN);
+  for (std::int64_t i = 0; i < m; ++i) std::memcpy(&strided[i * lda], &A[i * k], k * sizeof(float));
+  const std::int64_t ldc = n + ldc_pad;
+  DeviceBuffer<float> dA(m * lda), dC(m * ldc);
+  dA.upload(strided);
+  HARNESS_CHECK(cudaMemset(dC.ptr, 0xff, m * ldc * sizeof(float)));  // NaN poison
   std::string what;
   try {
-    kc::vnm_spmm(B.args(dA.ptr, m, dC.ptr), nullptr, launch);
+    auto args = B.args(dA.ptr, m, dC.ptr);
+    args.lda = lda;
+    args.ldc = ldc;
+    kc::vnm_spmm(args, nullptr, launch);
     HARNESS_CHECK(cudaDeviceSynchronize());
   } catch (const std::exception& ex) {
     what = ex.what();
   }
   double err = INFINITY;
   if (what.empty()) {
-    const auto C = dC.download();
+    const auto C_strided = dC.download();
+    std::vector<float> C(m * n);
+    bool padding_kept = true;
+    for (std::int64_t i = 0; i < m; ++i) {
+      std::memcpy(&C[i * n], &C_strided[i * ldc], n * sizeof(float));
+      for (std::int64_t j = n; j < ldc; ++j) padding_kept = padding_kept && std::isnan(C_strided[i * ldc + j]);
+    }
     const auto ref = reference(A, pruned, m, k, n);
     double diff = 0, norm = 0;
     bool nan = false;
@@ -69,12 +85,17 @@ void run_case(std::int64_t m, std::int64_t k, std::int64_t n, tessera::VnmPatter
       norm += ref[i] * ref[i];
     }
     err = nan ? INFINITY : std::sqrt(diff) / std::max(std::sqrt(norm), 1e-300);
+    if (!padding_kept) {
+      err = INFINITY;
+      what = "wrote into the padding of C's rows";
+    }
   }
   const double tol = 1e-5 * std::sqrt(std::max<double>(1.0, k / 64.0)) + 1e-6;
   if (!(err <= tol) || (m * n == 0 && !what.empty())) {
     ++failures;
-    std::printf("FAIL m=%lld k=%lld n=%lld %d:%d L=%d packed=%d launch=%s err=%.3g %s\n", (long long)m, (long long)k,
-                (long long)n, p.n, p.m, p.l, packed, launch ? launch->describe().c_str() : "auto", err, what.c_str());
+    std::printf("FAIL m=%lld k=%lld n=%lld lda=%lld ldc=%lld %d:%d L=%d packed=%d launch=%s err=%.3g %s\n",
+                (long long)m, (long long)k, (long long)n, (long long)lda, (long long)ldc, p.n, p.m, p.l, packed,
+                launch ? launch->describe().c_str() : "auto", err, what.c_str());
   }
 }
 
@@ -122,6 +143,13 @@ int main(int argc, char** argv) {
       run_case(33, 0, 17, {1, 4, 4}, packed, nullptr, rng);
       run_case(0, 32, 17, {1, 4, 4}, packed, nullptr, rng);
       run_case(17, 32, 0, {1, 4, 4}, packed, nullptr, rng);
+      // Rows of A and C further apart than k and n: 16-byte aligned (k = 64, lda = 68; n = 300,
+      // ldc = 304) and not; the last with split-K (its atomic sums along C's rows).
+      run_case(300, 64, 300, {2, 8, 32}, packed, nullptr, rng, 4, 4);
+      run_case(300, 64, 300, {2, 8, 32}, packed, nullptr, rng, 3, 1);
+      run_case(140, 37 * 8 + 3, 260, {3, 8, 8}, packed, nullptr, rng, 5, 7);
+      const kc::VnmLaunch split{kc::VnmRowTile::Rows128, 3, kc::VnmCopier::Auto};
+      run_case(130, 2050, 260, {4, 32, 32}, packed, &split, rng, 6, 2);
     }
     // A larger case through every automatic choice.
     if (!quick) run_case(1024, 4096, 1024, {8, 32, 32}, true, nullptr, rng);
