@@ -1,12 +1,12 @@
 // VNM SpMM (fp32, CUDA cores) vs cuBLAS SGEMM (CUBLAS_DEFAULT_MATH: TF32 off), same process,
 // same device data: B is a random VNM matrix (L = 32 unless --l), cuBLAS multiplies its dense
-// decoding. C = A (m x k) * B (k x n), all row-major. Every shape also compares our C with
-// cuBLAS's (relative Frobenius error, printed).
+// decoding. C = A (m x k) * B (k x n), all row-major (--col-major: A and C column-major, for
+// both). Every shape also compares our C with cuBLAS's (relative Frobenius error, printed).
 // Timing: CUDA events, warm-ups then the median of --reps runs.
 // Shapes: 4096^3, then the LLM linear-layer set (m in {256..4096} x 20 (n, k) pairs).
 // Sparsities: 16:32, 12:32, 8:32, 4:32 (50, 62.5, 75, 87.5 %).
 // Usage: vnm_bench [--reps R] [--only-4096] [--shape MxNxK]... [--l L] [--layout auto|plain|packed]
-//                  [--copier auto|producer|warp0] [--sweep]
+//                  [--copier auto|producer|warp0] [--sweep] [--col-major]
 //   --shape replaces the shape list (repeatable; k a multiple of 32, n of L); --copier forces who
 //   issues the copies (VnmCopier: the producer warpgroup needs a compute capability 9.0 device).
 //   --sweep also times every (row tile, split-K) launch per case and prints them as "sweep" lines
@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
   bool only_4096 = false;
   int L = 32;
   std::string layout = "auto", copier = "auto";
+  bool col_major = false;
   std::vector<std::array<std::int64_t, 3>> only_shapes;
   bool sweep = false;
   for (int i = 1; i < argc; ++i) {
@@ -102,6 +103,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--layout") && i + 1 < argc) layout = argv[++i];
     else if (!std::strcmp(argv[i], "--copier") && i + 1 < argc) copier = argv[++i];
     else if (!std::strcmp(argv[i], "--sweep")) sweep = true;
+    else if (!std::strcmp(argv[i], "--col-major")) col_major = true;
     else if (!std::strcmp(argv[i], "--shape") && i + 1 < argc) {
       long long m = 0, n = 0, k = 0;
       if (std::sscanf(argv[++i], "%lldx%lldx%lld", &m, &n, &k) != 3 || m <= 0 || n <= 0 || k <= 0) {
@@ -133,8 +135,9 @@ int main(int argc, char** argv) {
     cublasHandle_t handle;
     CUBLAS_CHECK(cublasCreate(&handle));
     CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
-    std::printf("# VNM SpMM vs cuBLAS SGEMM on %s (%d SMs), L = %d, layout %s, copier %s, median of %d reps\n\n",
-                prop.name, prop.multiProcessorCount, L, layout.c_str(), copier.c_str(), reps);
+    std::printf("# VNM SpMM vs cuBLAS SGEMM on %s (%d SMs), L = %d, layout %s, copier %s, A and C %s, median of %d reps\n\n",
+                prop.name, prop.multiProcessorCount, L, layout.c_str(), copier.c_str(),
+                col_major ? "column-major" : "row-major", reps);
 
     std::vector<std::array<std::int64_t, 3>> shapes = {{4096, 4096, 4096}};  // m, n, k
     if (!only_shapes.empty()) {
@@ -178,11 +181,19 @@ int main(int argc, char** argv) {
         scatter_vnm<<<1024, 256>>>(B.vals.ptr, dmeta.ptr, e.stored_rows, n, p.n, p.m, p.l, Bd.ptr);
         HARNESS_CHECK(cudaGetLastError());
         const float one = 1.f, zero = 0.f;
-        auto cublas = [&] {  // row-major C = A B  <=>  column-major C^T = B^T A^T
-          CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, Bd.ptr, n, A.ptr, k, &zero,
-                                   Cref.ptr, n));
+        auto cublas = [&] {
+          if (col_major)  // B row-major is B^T column-major
+            CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &one, A.ptr, m, Bd.ptr, n, &zero,
+                                     Cref.ptr, m));
+          else  // row-major C = A B  <=>  column-major C^T = B^T A^T
+            CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, Bd.ptr, n, A.ptr, k, &zero,
+                                     Cref.ptr, n));
         };
-        const auto args = B.args(A.ptr, m, C.ptr);
+        auto args = B.args(A.ptr, m, C.ptr);
+        if (col_major) {
+          args.a_col_major = args.c_col_major = true;
+          args.lda = args.ldc = m;
+        }
         auto launch = kc::vnm_choose_launch(args);
         if (copier != "auto")
           launch.copier = copier == "producer" ? kc::VnmCopier::ProducerWarpgroup : kc::VnmCopier::ComputingWarp;

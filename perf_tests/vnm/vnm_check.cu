@@ -1,10 +1,11 @@
 // Correctness sweep of the VNM CUDA kernel against a double-precision host reference:
 // every N:M with M <= 32 for every L, random odd shapes (m, k, n not multiples of any tile),
 // plain and packed layouts, both row tiles and split-K, plus edge cases (k < M, one row,
-// n < L, k = 0, rows of A and C further apart than k and n). B is pruned from random dense
-// data with the library's host pruning; C is poisoned with NaN before every run. Prints one
-// line per failure and a TOTAL line.
+// n < L, k = 0, rows of A and C further apart than k and n, column-major A and C). B is
+// pruned from random dense data with the library's host pruning; C is poisoned with NaN
+// before every run. Prints one line per failure and a TOTAL line.
 // Usage: vnm_check [--quick]
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -33,10 +34,16 @@ std::vector<double> reference(const std::vector<float>& A, const std::vector<flo
   return C;
 }
 
-// lda_pad > 0: A's rows are k + lda_pad apart, the padding NaN (must not be read); ldc_pad > 0:
-// C's rows are n + ldc_pad apart, the padding poisoned like C and required to stay so.
+// How A and C are stored: row-major unless *_col_major; lda_pad > 0: A's rows (columns) are
+// k + lda_pad (m + lda_pad) apart, the padding NaN (must not be read); ldc_pad likewise for C,
+// whose padding is poisoned like C and must stay so.
+struct Storage {
+  bool a_col_major = false, c_col_major = false;
+  std::int64_t lda_pad = 0, ldc_pad = 0;
+};
+
 void run_case(std::int64_t m, std::int64_t k, std::int64_t n, tessera::VnmPattern p, bool packed,
-              const kc::VnmLaunch* launch, std::mt19937_64& rng, std::int64_t lda_pad = 0, std::int64_t ldc_pad = 0) {
+              const kc::VnmLaunch* launch, std::mt19937_64& rng, const Storage& st = {}) {
   ++cases;
   std::uniform_real_distribution<float> u(-1.f, 1.f);
   std::vector<float> A(m * k), dense(k * n);
@@ -50,18 +57,22 @@ void run_case(std::int64_t m, std::int64_t k, std::int64_t n, tessera::VnmPatter
   tessera::decode_vnm_host(vals.data(), meta.data(), e, p, pruned.data(), n);
   DeviceVnm B(p, e, meta, packed);
   B.vals.upload(vals);
-  const std::int64_t lda = k + lda_pad;
-  std::vector<float> strided(m * lda, NAN);
-  for (std::int64_t i = 0; i < m; ++i) std::memcpy(&strided[i * lda], &A[i * k], k * sizeof(float));
-  const std::int64_t ldc = n + ldc_pad;
-  DeviceBuffer<float> dA(m * lda), dC(m * ldc);
+  // A line is a row (row-major) or a column (column-major); element (i, j) of X at line_of * ld + index_in.
+  const std::int64_t a_lines = st.a_col_major ? k : m, a_len = st.a_col_major ? m : k, lda = a_len + st.lda_pad;
+  const std::int64_t c_lines = st.c_col_major ? n : m, c_len = st.c_col_major ? m : n, ldc = c_len + st.ldc_pad;
+  std::vector<float> strided(std::max<std::int64_t>(1, a_lines * lda), NAN);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < k; ++j) strided[st.a_col_major ? j * lda + i : i * lda + j] = A[i * k + j];
+  DeviceBuffer<float> dA(strided.size()), dC(c_lines * ldc);
   dA.upload(strided);
-  HARNESS_CHECK(cudaMemset(dC.ptr, 0xff, m * ldc * sizeof(float)));  // NaN poison
+  HARNESS_CHECK(cudaMemset(dC.ptr, 0xff, c_lines * ldc * sizeof(float)));  // NaN poison
   std::string what;
   try {
     auto args = B.args(dA.ptr, m, dC.ptr);
     args.lda = lda;
     args.ldc = ldc;
+    args.a_col_major = st.a_col_major;
+    args.c_col_major = st.c_col_major;
     kc::vnm_spmm(args, nullptr, launch);
     HARNESS_CHECK(cudaDeviceSynchronize());
   } catch (const std::exception& ex) {
@@ -72,9 +83,10 @@ void run_case(std::int64_t m, std::int64_t k, std::int64_t n, tessera::VnmPatter
     const auto C_strided = dC.download();
     std::vector<float> C(m * n);
     bool padding_kept = true;
-    for (std::int64_t i = 0; i < m; ++i) {
-      std::memcpy(&C[i * n], &C_strided[i * ldc], n * sizeof(float));
-      for (std::int64_t j = n; j < ldc; ++j) padding_kept = padding_kept && std::isnan(C_strided[i * ldc + j]);
+    for (std::int64_t line = 0; line < c_lines; ++line) {
+      for (std::int64_t x = 0; x < c_len; ++x)
+        C[st.c_col_major ? x * n + line : line * n + x] = C_strided[line * ldc + x];
+      for (std::int64_t x = c_len; x < ldc; ++x) padding_kept = padding_kept && std::isnan(C_strided[line * ldc + x]);
     }
     const auto ref = reference(A, pruned, m, k, n);
     double diff = 0, norm = 0;
@@ -93,8 +105,9 @@ void run_case(std::int64_t m, std::int64_t k, std::int64_t n, tessera::VnmPatter
   const double tol = 1e-5 * std::sqrt(std::max<double>(1.0, k / 64.0)) + 1e-6;
   if (!(err <= tol) || (m * n == 0 && !what.empty())) {
     ++failures;
-    std::printf("FAIL m=%lld k=%lld n=%lld lda=%lld ldc=%lld %d:%d L=%d packed=%d launch=%s err=%.3g %s\n",
-                (long long)m, (long long)k, (long long)n, (long long)lda, (long long)ldc, p.n, p.m, p.l, packed,
+    std::printf("FAIL m=%lld k=%lld n=%lld A %s lda=%lld C %s ldc=%lld %d:%d L=%d packed=%d launch=%s err=%.3g %s\n",
+                (long long)m, (long long)k, (long long)n, st.a_col_major ? "col" : "row", (long long)lda,
+                st.c_col_major ? "col" : "row", (long long)ldc, p.n, p.m, p.l, packed,
                 launch ? launch->describe().c_str() : "auto", err, what.c_str());
   }
 }
@@ -145,11 +158,23 @@ int main(int argc, char** argv) {
       run_case(17, 32, 0, {1, 4, 4}, packed, nullptr, rng);
       // Rows of A and C further apart than k and n: 16-byte aligned (k = 64, lda = 68; n = 300,
       // ldc = 304) and not; the last with split-K (its atomic sums along C's rows).
-      run_case(300, 64, 300, {2, 8, 32}, packed, nullptr, rng, 4, 4);
-      run_case(300, 64, 300, {2, 8, 32}, packed, nullptr, rng, 3, 1);
-      run_case(140, 37 * 8 + 3, 260, {3, 8, 8}, packed, nullptr, rng, 5, 7);
       const kc::VnmLaunch split{kc::VnmRowTile::Rows128, 3, kc::VnmCopier::Auto};
-      run_case(130, 2050, 260, {4, 32, 32}, packed, &split, rng, 6, 2);
+      run_case(300, 64, 300, {2, 8, 32}, packed, nullptr, rng, {false, false, 4, 4});
+      run_case(300, 64, 300, {2, 8, 32}, packed, nullptr, rng, {false, false, 3, 1});
+      run_case(140, 37 * 8 + 3, 260, {3, 8, 8}, packed, nullptr, rng, {false, false, 5, 7});
+      run_case(130, 2050, 260, {4, 32, 32}, packed, &split, rng, {false, false, 6, 2});
+      // Column-major A (plain plans read it directly when its columns are 16-byte aligned, else
+      // through the pass) and column-major C, alone and together, odd extents, padded, split-K.
+      for (const Storage st : {Storage{true, false, 0, 0}, Storage{false, true, 0, 0}, Storage{true, true, 0, 0},
+                               Storage{true, true, 4, 4}, Storage{true, true, 1, 3}}) {
+        run_case(300, 37 * 32 + 3, 390, {4, 32, 32}, packed, nullptr, rng, st);
+        run_case(129, 1000, 129, {5, 7, 8}, packed, nullptr, rng, st);
+        run_case(131, 2050, 260, {16, 32, 32}, packed, &split, rng, st);
+        run_case(7, 64, 4097, {3, 16, 8}, packed, nullptr, rng, st);
+        run_case(1, 5, 3, {1, 8, 32}, packed, nullptr, rng, st);
+      }
+      run_case(33, 0, 17, {1, 4, 4}, packed, nullptr, rng, {true, true, 0, 0});
+      run_case(0, 32, 17, {1, 4, 4}, packed, nullptr, rng, {true, true, 0, 0});
     }
     // A larger case through every automatic choice.
     if (!quick) run_case(1024, 4096, 1024, {8, 32, 32}, true, nullptr, rng);

@@ -20,44 +20,65 @@ namespace tessera::kernels::cuda {
 namespace {
 using namespace vnm_detail;
 
-// A (m x k, row-major) -> column panels (kPanelRows rows each, padded_k columns of kPanelRows
-// floats, zeros past m and k), through 32 x 32 tiles in shared memory so that reads run along
-// rows of A and writes along panel columns. The SpMM then stages a column of its rows with
-// 16-byte copies of one contiguous run, not 4-byte gathers from BM rows.
-// For split-K the pass also zeroes C (c_rows = m; 0 otherwise), which the SpMM's blocks then
-// add into: one launch fewer than a memset of its own. The SpMM is launched as this pass's
-// dependent (see launch_one), so its blocks may start once every block of the pass has.
+// A (m x k) -> column panels (kPanelRows rows each, padded_k columns of kPanelRows floats,
+// zeros past m and k). Row-major A goes through 32 x 32 tiles in shared memory so that reads
+// run along rows of A and writes along panel columns; column-major A (a packed plan, or columns
+// not 16-byte aligned) is copied column by column. The SpMM then stages a column of its rows
+// with 16-byte copies of one contiguous run, not 4-byte gathers from BM rows.
+// For split-K the pass also zeroes C (c_lines = its rows, or its columns when column-major;
+// 0 otherwise), which the SpMM's blocks then add into: one launch fewer than a memset of its
+// own; with row_blocks = 0 that is all it does. The SpMM is launched as this pass's dependent
+// (see launch_one), so its blocks may start once every block of the pass has.
+struct PanelPass {
+  const float* A;
+  std::int64_t m, k, lda;
+  bool a_col_major;
+  std::int64_t padded_k, row_blocks;  // row blocks of kTransposeTile rows to rewrite
+  float* panels;
+  float* C;
+  std::int64_t c_lines, c_line_len, ldc;  // C lines (rows or columns) to zero, their length
+  bool c_vector;
+};
 constexpr int kTransposeTile = 32, kTransposeRowsPerPass = 8;
-__global__ void __launch_bounds__(kTransposeTile * kTransposeRowsPerPass) vnm_a_panels_kernel(
-    const float* A, std::int64_t m, std::int64_t k, std::int64_t lda, std::int64_t padded_k, std::int64_t row_blocks,
-    float* panels, float* C, std::int64_t c_rows, std::int64_t n, std::int64_t ldc, bool c_vector) {
+__global__ void __launch_bounds__(kTransposeTile * kTransposeRowsPerPass) vnm_a_panels_kernel(const PanelPass pp) {
   allow_dependent_grid_launch();
   __shared__ float tile[kTransposeTile][kTransposeTile + 1];
   const int tx = threadIdx.x, ty = threadIdx.y;
-  if (c_rows > 0) {
-    const std::int64_t chunks = (n + 3) / 4, total = c_rows * chunks;
+  if (pp.c_lines > 0) {
+    const std::int64_t chunks = (pp.c_line_len + 3) / 4, total = pp.c_lines * chunks;
     const std::int64_t threads = static_cast<std::int64_t>(gridDim.x) * gridDim.y * kTransposeTile * kTransposeRowsPerPass;
     for (std::int64_t i = (static_cast<std::int64_t>(blockIdx.y) * gridDim.x + blockIdx.x) * kTransposeTile *
                               kTransposeRowsPerPass + ty * kTransposeTile + tx;
          i < total; i += threads) {
-      float* row = C + (i / chunks) * ldc;
+      float* line = pp.C + (i / chunks) * pp.ldc;
       const std::int64_t c = 4 * (i % chunks);
-      if (c_vector && c + 4 <= n) *reinterpret_cast<float4*>(row + c) = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (pp.c_vector && c + 4 <= pp.c_line_len)
+        *reinterpret_cast<float4*>(line + c) = make_float4(0.f, 0.f, 0.f, 0.f);
       else
-        for (std::int64_t j = c; j < n && j < c + 4; ++j) row[j] = 0.f;
+        for (std::int64_t j = c; j < pp.c_line_len && j < c + 4; ++j) line[j] = 0.f;
     }
   }
   const std::int64_t c0 = static_cast<std::int64_t>(blockIdx.x) * kTransposeTile;
-  for (std::int64_t rb = blockIdx.y; rb < row_blocks; rb += gridDim.y) {
+  for (std::int64_t rb = blockIdx.y; rb < pp.row_blocks; rb += gridDim.y) {
     const std::int64_t r0 = rb * kTransposeTile;
+    auto panel_at = [&](std::int64_t r, std::int64_t c) -> float& {
+      return pp.panels[((r / kPanelRows) * pp.padded_k + c) * kPanelRows + r % kPanelRows];
+    };
+    if (pp.a_col_major) {  // reads and writes both run down columns
+      for (int i = ty; i < kTransposeTile; i += kTransposeRowsPerPass) {
+        const std::int64_t c = c0 + i, r = r0 + tx;
+        if (c < pp.padded_k) panel_at(r, c) = r < pp.m && c < pp.k ? pp.A[c * pp.lda + r] : 0.f;
+      }
+      continue;
+    }
     for (int i = ty; i < kTransposeTile; i += kTransposeRowsPerPass) {
       const std::int64_t r = r0 + i, c = c0 + tx;
-      tile[i][tx] = r < m && c < k ? A[r * lda + c] : 0.f;
+      tile[i][tx] = r < pp.m && c < pp.k ? pp.A[r * pp.lda + c] : 0.f;
     }
     __syncthreads();
     for (int i = ty; i < kTransposeTile; i += kTransposeRowsPerPass) {
       const std::int64_t c = c0 + i, r = r0 + tx;
-      if (c < padded_k) panels[((r / kPanelRows) * padded_k + c) * kPanelRows + r % kPanelRows] = tile[tx][i];
+      if (c < pp.padded_k) panel_at(r, c) = tile[tx][i];
     }
     __syncthreads();
   }
@@ -121,7 +142,9 @@ void check_args(const VnmSpmmArgs& a) {
   if (a.stored_rows > 0 && (!a.tile_stage_pos || !a.stage || !a.offsets || (a.packed && !a.column_list) ||
                             a.offsets_ld % 16 != 0 || a.offsets_ld < kOffsetRow))
     fail("incomplete stage plan (build it with formats/vnm/staging.hpp, tile_cols = kVnmTileCols)");
-  if (a.lda < a.k || a.ldc < a.n) fail("leading dimension below the row length");
+  if (a.lda < (a.a_col_major ? a.m : a.k) || a.ldc < (a.c_col_major ? a.m : a.n))
+    fail("leading dimension below the " + std::string(a.a_col_major ? "column" : "row") + " length of A or the " +
+         (a.c_col_major ? "column" : "row") + " length of C");
   if (!aligned(a.vals, 16) || !aligned(a.offsets, 16)) fail("vals and offsets must be 16-byte aligned");
   if (a.stored_rows >= (std::int64_t(1) << 31)) fail("more than 2^31 stored rows");
 }
@@ -199,19 +222,26 @@ void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced
                   static_cast<unsigned>(p.splits));
   if (grid.y > 65535u) throw Error("vnm_spmm: m = " + std::to_string(a.m) + " needs more than 65535 row tiles");
   if (a.stored_rows == 0) {  // k = 0 gives C = 0
-    TESSERA_CUDA_CHECK(cudaMemset2DAsync(a.C, a.ldc * sizeof(float), 0, a.n * sizeof(float), a.m, stream));
+    TESSERA_CUDA_CHECK(cudaMemset2DAsync(a.C, a.ldc * sizeof(float), 0, (a.c_col_major ? a.m : a.n) * sizeof(float),
+                                         a.c_col_major ? a.n : a.m, stream));
     return;
   }
-  // All host work (workspace, tensor maps) comes before the two launches, so that the GPU does
-  // not wait between them while the host encodes maps.
+  // All host work (workspace, tensor maps) comes before the launches, so that the GPU does not
+  // wait between them while the host encodes maps.
   const std::int64_t padded_k = a.stored_rows / a.N * a.M, panels = (a.m + kPanelRows - 1) / kPanelRows;
-  DeviceBuffer<float> panel_buf(static_cast<std::size_t>(panels * padded_k * kPanelRows), stream, workspace_pool());
+  p.a_direct = a.a_col_major && !a.packed && aligned(a.A, 16) && a.lda % 4 == 0;
+  DeviceBuffer<float> panel_buf(p.a_direct ? 0 : static_cast<std::size_t>(panels * padded_k * kPanelRows), stream,
+                                workspace_pool());
   p.panels = panel_buf.ptr;
   p.panel_floats = padded_k * kPanelRows;
   p.padded_k = padded_k;
   p.plain_cols = vnm_plain_stage_windows(a.N, a.M, kTileCols) * a.M;
   constexpr const char* kWho = "tessera::kernels::cuda::vnm_spmm";
-  if (!a.packed)
+  if (p.a_direct)  // A's columns of m floats, lda apart; rows past m and columns past k read as zeros
+    p.a_map = tensor_map(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, a.A, a.m, a.k,
+                         a.lda * static_cast<std::int64_t>(sizeof(float)), bm, p.plain_cols,
+                         CU_TENSOR_MAP_SWIZZLE_NONE, kWho);
+  else if (!a.packed)
     p.a_map = tensor_map(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, panel_buf.ptr, kPanelRows, panels * padded_k,
                          kPanelRows * sizeof(float), bm, p.plain_cols, CU_TENSOR_MAP_SWIZZLE_NONE, kWho);
   p.b_map = tensor_map(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, a.vals, a.padded_cols, a.stored_rows,
@@ -226,12 +256,24 @@ void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced
   p.o_offset = layout.o_offset;
   p.rec_offset = layout.rec_offset;
   p.buffer_bytes = layout.buffer_bytes;
-  const std::int64_t row_blocks = panels * (kPanelRows / kTransposeTile);
-  const dim3 t_grid(static_cast<unsigned>((padded_k + kTransposeTile - 1) / kTransposeTile),
-                    static_cast<unsigned>(std::min<std::int64_t>(row_blocks, 65535)));
-  vnm_a_panels_kernel<<<t_grid, dim3(kTransposeTile, kTransposeRowsPerPass), 0, stream>>>(
-      a.A, a.m, a.k, a.lda, padded_k, row_blocks, panel_buf.ptr, a.C, p.atomic ? a.m : 0, a.n, a.ldc, p.c_vector);
-  TESSERA_CUDA_CHECK(cudaGetLastError());
+  // The pass (with a_direct only the zeroing of C for split-K, if any) runs first when it has
+  // anything to do; the SpMM's blocks wait for the kernel before them (griddepcontrol.wait),
+  // whichever it is.
+  const std::int64_t row_blocks = p.a_direct ? 0 : panels * (kPanelRows / kTransposeTile);
+  const std::int64_t c_lines = !p.atomic ? 0 : a.c_col_major ? a.n : a.m;
+  const PanelPass pass{a.A, a.m, a.k, a.lda, a.a_col_major, padded_k, row_blocks, panel_buf.ptr,
+                       a.C, c_lines, a.c_col_major ? a.m : a.n, a.ldc, p.c_vector};
+  if (row_blocks > 0 || pass.c_lines > 0) {
+    constexpr int kPassThreads = kTransposeTile * kTransposeRowsPerPass;
+    const dim3 t_grid =
+        row_blocks > 0
+            ? dim3(static_cast<unsigned>((padded_k + kTransposeTile - 1) / kTransposeTile),
+                   static_cast<unsigned>(std::min<std::int64_t>(row_blocks, 65535)))
+            : dim3(static_cast<unsigned>(std::min<std::int64_t>(
+                  (pass.c_lines * ((pass.c_line_len + 3) / 4) + kPassThreads - 1) / kPassThreads, 4 * dev.sms)));
+    vnm_a_panels_kernel<<<t_grid, dim3(kTransposeTile, kTransposeRowsPerPass), 0, stream>>>(pass);
+    TESSERA_CUDA_CHECK_LAUNCH("vnm_a_panels_kernel");
+  }
   if (l.copier == VnmCopier::ProducerWarpgroup) launch_producer_warpgroup(p, bm, grid, stream, layout.bytes());
   else launch_kernel<VnmCopier::ComputingWarp>(p, bm, grid, stream, layout.bytes());
 }

@@ -65,7 +65,7 @@ static_assert(kRegisterSplitFits<128> && kRegisterSplitFits<64>, "setmaxnreg can
 constexpr int kPanelRows = 128;
 
 struct Params {
-  CUtensorMap a_map;  // plain plans: panels as 128-float columns, box BM x plain_cols
+  CUtensorMap a_map;  // plain plans: panels as 128-float columns (a_direct: A's), box BM x plain_cols
   CUtensorMap b_map;  // vals, box kTileCols x N: one window's stored rows of a column tile
   CUtensorMap o_map;  // offsets bytes, box kOffsetRow x groups_per_tile: one stage's offsets of a tile
   VnmSpmmArgs a;
@@ -76,7 +76,8 @@ struct Params {
   int groups_per_tile;  // kTileCols / L
   int splits;           // split-K factor: blockIdx.z runs its share of the tile's stages
   bool atomic;          // split-K: accumulate into zeroed C
-  bool c_vector;        // C rows allow 16-byte stores
+  bool a_direct;        // plain plan, column-major A: its boxes come from A itself (no panels)
+  bool c_vector;        // C rows (c_col_major: columns) allow 16-byte stores
   // Shared memory: the mbarriers (kBarrierBytes, padded to 128), then two buffers of
   // buffer_bytes, each A transposed (a stage's columns of BM floats) followed by B (its stored
   // rows of kTileCols floats) within kVnmStageBytes, the offsets at o_offset (a
@@ -150,8 +151,9 @@ __global__ void __launch_bounds__(kThreadsOf<BM, Copier>, kBlocksPerSm<BM>)
     mbarrier_init_fence();
   }
   __syncthreads();
-  // Launched as the dependent of the A panel pass (which zeroes C for split-K): the block may
-  // have started while the pass drained; the panels and C are ready past this point.
+  // Launched as the dependent of the A panel pass (which zeroes C for split-K; with a column-
+  // major A there may be no pass, and this waits for whatever kernel came before): the block
+  // may have started while that kernel drained; the panels, A and C are ready past this point.
   wait_for_prerequisite_grid();
 
   // The copying warp's copies of a stage (record `rec`; packed: staged column lane + 32 j is A column
@@ -161,7 +163,9 @@ __global__ void __launch_bounds__(kThreadsOf<BM, Copier>, kBlocksPerSm<BM>)
   // the matrix (groups, columns) and may bring columns no offset names. Slots up to the next
   // multiple of 4 (read by the four-slot steps) get zero B rows here. The A box goes first:
   // issued after B's boxes, 4:32 ran 4% slower at 4096^3.
-  const std::int64_t group_first = n0 / a.L, panel_col0 = (m0 / kPanelRows) * p.padded_k;
+  const std::int64_t group_first = n0 / a.L;
+  const int a_row0 = static_cast<int>(p.a_direct ? m0 : m0 % kPanelRows);       // the A boxes' first row
+  const std::int64_t a_col0 = p.a_direct ? 0 : (m0 / kPanelRows) * p.padded_k;  // and column, less the stage's
   const float* a_block = p.panels + (m0 / kPanelRows) * p.panel_floats + m0 % kPanelRows;
   constexpr int kColsPerLane = kStageCols / 32;
   auto issue = [&](int b, const int4& rec, const int (&cols_of)[kColsPerLane]) {
@@ -181,8 +185,8 @@ __global__ void __launch_bounds__(kThreadsOf<BM, Copier>, kBlocksPerSm<BM>)
       mbarrier_arrive_expect_tx(&full[b], a_bytes + static_cast<unsigned>(windows * a.N * kTileCols * 4 +
                                                                           p.groups_per_tile * kOffsetRow));
       if (!a.packed)
-        tma_load_2d(a_buf(b), &p.a_map, static_cast<int>(m0 % kPanelRows),
-                    static_cast<int>(panel_col0 + static_cast<std::int64_t>(row0 / a.N) * a.M), &full[b]);
+        tma_load_2d(a_buf(b), &p.a_map, a_row0, static_cast<int>(a_col0 + static_cast<std::int64_t>(row0 / a.N) * a.M),
+                    &full[b]);
       for (int w = 0; w < windows; ++w)
         tma_load_2d(bs + w * a.N * kTileCols, &p.b_map, static_cast<int>(n0), row0 + w * a.N, &full[b]);
       tma_load_2d(o_buf(b), &p.o_map, base, static_cast<int>(group_first), &full[b]);
@@ -313,12 +317,12 @@ __global__ void __launch_bounds__(kThreadsOf<BM, Copier>, kBlocksPerSm<BM>)
   }
 
   // C through shared memory, so that global stores (or split-K reductions) run along whole
-  // rows: written straight from the 8 x 16 thread tiles, each warp instruction would touch 8
-  // rows in 64-byte pieces, and the next block of the SM waits for those stores to issue (the
-  // stores measured 6-14% of the kernel's time at 4096^3). The tile's rows are kTileCols
-  // floats; 16-byte chunk q of row r sits at chunk q ^ ((r / 4) % 8) of its 128-byte group,
-  // so the eight rows a quarter-warp writes (4 apart) and the chunks a warp reads along a row
-  // fall on different banks.
+  // rows (column-major C: down whole columns): written straight from the 8 x 16 thread tiles,
+  // each warp instruction would touch 8 rows in 64-byte pieces, and the next block of the SM
+  // waits for those stores to issue (the stores measured 6-14% of the kernel's time at
+  // 4096^3). The tile's rows are kTileCols floats; 16-byte chunk q of row r sits at chunk
+  // q ^ ((r / 4) % 8) of its 128-byte group, so the eight rows a quarter-warp writes (4 apart)
+  // and the chunks a warp reads along a row fall on different banks.
   computing_warps_sync<kThreads>();  // every warp is done with the stage buffers
   float* cs = reinterpret_cast<float*>(buffer(0));
   auto c_chunk = [&](int r, int q) { return reinterpret_cast<float4*>(cs + r * kTileCols) + (q ^ ((r >> 2) & 7)); };
@@ -330,6 +334,27 @@ __global__ void __launch_bounds__(kThreadsOf<BM, Copier>, kBlocksPerSm<BM>)
       *c_chunk(r, tile_col / 4 + v) = make_float4(acc[i][4 * v], acc[i][4 * v + 1], acc[i][4 * v + 2], acc[i][4 * v + 3]);
   }
   computing_warps_sync<kThreads>();
+  if (a.c_col_major) {
+    // Column-major C: a warp takes 32 rows x 4 columns (one chunk) at a time. Lane l reads row
+    // 4 (l % 8) + l / 8 of them (a quarter-warp's eight rows are 4 apart: different banks) and
+    // stores its four values down the four columns; each warp store covers 32 rows, 128
+    // contiguous bytes. (The tile is written above as for row-major C: the FMA loop's register
+    // allocation, and with it its speed, depends on that code.)
+    const int lane_row = 4 * (lane % 8) + lane / 8;
+    for (int t = warp; t < BM / 32 * kTileCols / 4; t += kWarps) {
+      const int r = t % (BM / 32) * 32 + lane_row, q = t / (BM / 32);
+      const std::int64_t row = m0 + r, col = n0 + 4 * q;
+      if (row >= a.m) continue;
+      const float4 x = *c_chunk(r, q);
+      const float xs[4] = {x.x, x.y, x.z, x.w};
+      for (int j = 0; j < 4 && col + j < a.n; ++j) {
+        float* c = a.C + (col + j) * a.ldc + row;
+        if (p.atomic) atomicAdd(c, xs[j]);
+        else *c = xs[j];
+      }
+    }
+    return;
+  }
   constexpr int kRowChunks = kTileCols / 4;
   for (int r = warp; r < BM; r += kWarps) {
     const std::int64_t row = m0 + r;

@@ -9,7 +9,9 @@
 //     thread 8 rows x 16 adjacent columns (one column group for L >= 16, 16 / L below), so each
 //     shared-memory load feeds 32 FMAs or more;
 //   * A is first rewritten into column panels (a stream-ordered workspace of about m x k floats:
-//     per 128 rows, each column of A contiguous, zeros past m and k), one pass over A;
+//     per 128 rows, each column of A contiguous, zeros past m and k), one pass over A; a
+//     column-major A (a_col_major, 16-byte aligned columns) already has its columns contiguous,
+//     and plain plans copy their boxes from it directly (no pass, no workspace);
 //   * k is walked in the stages of a stage plan (formats/vnm/staging.hpp): per stage, A columns
 //     (transposed: one column contiguous, as in the panels), the stored rows of B and their
 //     offsets go to shared memory by the copy engine (bulk tensor copies: a plain stage's A
@@ -26,7 +28,8 @@
 //   * plain plans stage whole windows; packed plans stage only the A columns the tile's groups
 //     use (one copy per column), so a stage spans more windows and less of A is read; on an H100
 //     the per-copy cost makes them slower than plain ones, and vnm_prefers_packed says so;
-//   * the C tile goes back through shared memory (bank-swizzled) and is stored along whole rows;
+//   * the C tile goes back through shared memory (bank-swizzled) and is stored along whole rows
+//     (c_col_major: whole columns);
 //   * split-K over a tile's stages (C zeroed, 16-byte atomic adds along rows) when the tiles
 //     cannot fill the GPU.
 #include <cstdint>
@@ -46,7 +49,8 @@ struct VnmSpmmArgs {
   std::int64_t m = 0, k = 0, n = 0;  // A m x k, B k x n, C m x n
   int N = 0, M = 0, L = 0;            // pattern
   const float* A = nullptr;
-  std::int64_t lda = 0;
+  std::int64_t lda = 0;     // elements between rows of A, or between its columns when a_col_major
+  bool a_col_major = false;  // then plain plans read A's columns directly: no panel pass
   const float* vals = nullptr;  // (stored_rows x padded_cols)
   std::int64_t stored_rows = 0, padded_cols = 0;
   bool packed = false;                          // plan layout: packed (per tile) or plain (shared)
@@ -57,7 +61,8 @@ struct VnmSpmmArgs {
   std::int64_t offsets_ld = 0;
   std::int64_t max_tile_stages = 0;              // most stages of any tile (host value)
   float* C = nullptr;
-  std::int64_t ldc = 0;
+  std::int64_t ldc = 0;      // elements between rows of C, or between its columns when c_col_major
+  bool c_col_major = false;
 };
 
 enum class VnmRowTile : int { Rows128 = 0, Rows64 = 1 };

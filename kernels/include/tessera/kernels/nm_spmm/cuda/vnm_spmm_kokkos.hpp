@@ -3,6 +3,8 @@
 // vnm_spmm.hpp only in CUDA builds that link tessera_kernels_cuda (TESSERA_HAVE_CUDA_KERNELS).
 #include <Kokkos_Core.hpp>
 
+#include <type_traits>
+
 #include "tessera/formats/vnm.hpp"
 #include "tessera/kernels/nm_spmm/cuda/vnm_spmm.hpp"
 
@@ -21,7 +23,8 @@ VnmSpmmArgs make_vnm_args(const AView& A, const Tensor<float, VNM, Kokkos::Cuda>
   a.M = p.m;
   a.L = p.l;
   a.A = A.data();
-  a.lda = static_cast<std::int64_t>(A.stride(0));
+  a.a_col_major = std::is_same_v<typename AView::array_layout, Kokkos::LayoutLeft>;
+  a.lda = static_cast<std::int64_t>(a.a_col_major ? A.stride(1) : A.stride(0));
   a.vals = B.values().data();
   a.stored_rows = e.stored_rows;
   a.padded_cols = e.padded_cols;
@@ -33,7 +36,8 @@ VnmSpmmArgs make_vnm_args(const AView& A, const Tensor<float, VNM, Kokkos::Cuda>
   a.offsets_ld = stages.offsets_ld;
   a.max_tile_stages = stages.max_tile_stages;
   a.C = C.data();
-  a.ldc = static_cast<std::int64_t>(C.stride(0));
+  a.c_col_major = std::is_same_v<typename CView::array_layout, Kokkos::LayoutLeft>;
+  a.ldc = static_cast<std::int64_t>(a.c_col_major ? C.stride(1) : C.stride(0));
   return a;
 }
 
