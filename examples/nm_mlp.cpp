@@ -8,11 +8,13 @@
 //   --format vnm: fp32, vector-wise N:M (tessera::prune_vnm with --pattern N:M:L, default
 //     8:32:32, 75% sparse; on CUDA the tiled CUDA-core kernel with a stage plan built once,
 //     against cuBLAS SGEMM with TF32 off).
+//   --activations column (vnm only): X, the hidden layer and Y are LayoutLeft (column-major),
+//     which the VNM kernel reads without rewriting them first; cuBLAS gets the same layout.
 // Prints the accuracy loss of pruning (sparse vs dense output), the time of each block and
 // the speedup. Checks the sparse block against the dense code run on the pruned weights
 // (to_dense) and exits 1 when they differ by more than the value type's rounding.
 // Usage: nm_mlp [--batch B=2048] [--d D=4096] [--hidden H=11008] [--reps R=20]
-//               [--format nv24|vnm] [--pattern N:M:L=8:32:32]
+//               [--format nv24|vnm] [--pattern N:M:L=8:32:32] [--activations row|column]
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -37,12 +39,13 @@ namespace {
 
 using Space = Kokkos::DefaultExecutionSpace;  // e.g. Kokkos::OpenMP or Kokkos::Cuda
 using half = Kokkos::Experimental::half_t;
-template <class T>
-using Mat = Kokkos::View<T**, Kokkos::LayoutRight, Space>;
+// Weights are row-major; activations row-major or, with --activations column, column-major.
+template <class T, class Layout = Kokkos::LayoutRight>
+using Mat = Kokkos::View<T**, Layout, Space>;
 
 struct Args {
   int batch = 2048, d = 4096, hidden = 11008, reps = 20;
-  std::string format = "nv24";
+  std::string format = "nv24", activations = "row";
   tessera::VnmPattern pattern{8, 32, 32};
 };
 
@@ -63,6 +66,7 @@ Args parse_args(int argc, char** argv) {
     else if (s == "--hidden") a.hidden = value();
     else if (s == "--reps") a.reps = value();
     else if (s == "--format") a.format = text();
+    else if (s == "--activations") a.activations = text();
     else if (s == "--pattern") {
       const std::string v = text();
       if (std::sscanf(v.c_str(), "%d:%d:%d", &a.pattern.n, &a.pattern.m, &a.pattern.l) != 3)
@@ -70,12 +74,16 @@ Args parse_args(int argc, char** argv) {
       tessera::check_vnm_pattern(a.pattern);
     } else if (s == "--help" || s == "-h") {
       std::printf("usage: nm_mlp [--batch B=2048] [--d D=4096] [--hidden H=11008] [--reps R=20] [--format nv24|vnm]\n"
-                  "              [--pattern N:M:L=8:32:32]\n");
+                  "              [--pattern N:M:L=8:32:32] [--activations row|column]\n");
       std::exit(0);
     } else throw tessera::Error("unknown option " + s);
   }
   if (a.batch < 1 || a.d < 1 || a.hidden < 1 || a.reps < 1) throw tessera::Error("all sizes must be positive");
   if (a.format != "nv24" && a.format != "vnm") throw tessera::Error("--format must be nv24 or vnm, got " + a.format);
+  if (a.activations != "row" && a.activations != "column")
+    throw tessera::Error("--activations must be row or column, got " + a.activations);
+  if (a.activations == "column" && a.format != "vnm")
+    throw tessera::Error("--activations column needs --format vnm (the 2:4 kernel takes row-major activations)");
   return a;
 }
 
@@ -114,20 +122,24 @@ cublasHandle_t blas_handle() {
 #endif
 
 // Y (rows x out) = X (rows x in) * W
-template <class T>
-void linear(const Mat<T>& X, const DenseLinear<T>& L, const Mat<T>& Y) {
+template <class T, class Layout>
+void linear(const Mat<T, Layout>& X, const DenseLinear<T>& L, const Mat<T, Layout>& Y) {
   const int rows = static_cast<int>(X.extent(0)), in = static_cast<int>(X.extent(1)),
             out = static_cast<int>(L.W.extent(1));
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
-    // column-major view: Y^T (out x rows) = W^T (out x in) * X^T (in x rows); fp32 runs without TF32
-    // (the handle's default math mode)
+    // fp32 runs without TF32 (the handle's default math mode). Row-major activations, seen
+    // column-major: Y^T (out x rows) = W^T (out x in) * X^T (in x rows); column-major ones:
+    // Y = X * W with W (row-major) seen as W^T.
     const cudaDataType type = std::is_same_v<T, float> ? CUDA_R_32F : CUDA_R_16F;
     const float one = 1.f, zero = 0.f;
     cublasSetStream(blas_handle(), Space().cuda_stream());
-    const cublasStatus_t st = cublasGemmEx(blas_handle(), CUBLAS_OP_N, CUBLAS_OP_N, out, rows, in, &one, L.W.data(),
-                                           type, out, X.data(), type, in, &zero, Y.data(), type, out,
-                                           CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    const cublasStatus_t st =
+        std::is_same_v<Layout, Kokkos::LayoutLeft>
+            ? cublasGemmEx(blas_handle(), CUBLAS_OP_N, CUBLAS_OP_T, rows, out, in, &one, X.data(), type, rows,
+                           L.W.data(), type, out, &zero, Y.data(), type, rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)
+            : cublasGemmEx(blas_handle(), CUBLAS_OP_N, CUBLAS_OP_N, out, rows, in, &one, L.W.data(), type, out,
+                           X.data(), type, in, &zero, Y.data(), type, out, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     if (st != CUBLAS_STATUS_SUCCESS) throw tessera::CudaError("cublasGemmEx failed: " + std::to_string(st));
     return;
   }
@@ -142,12 +154,13 @@ void linear(const Mat<T>& X, const DenseLinear<T>& L, const Mat<T>& Y) {
       });
 }
 void linear(const Mat<half>& X, const Nv24Linear& L, const Mat<half>& Y) { tessera::nm_spmm(X, L.W, Y); }
-void linear(const Mat<float>& X, const VnmLinear& L, const Mat<float>& Y) {
+template <class Layout>
+void linear(const Mat<float, Layout>& X, const VnmLinear& L, const Mat<float, Layout>& Y) {
   tessera::nm_spmm(Space(), X, L.W, &L.stages, Y);
 }
 
-template <class T>
-void relu(const Mat<T>& H) {
+template <class T, class Layout>
+void relu(const Mat<T, Layout>& H) {
   Kokkos::parallel_for(
       "nm_mlp::relu",
       Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>>({0, 0}, {static_cast<int>(H.extent(0)), static_cast<int>(H.extent(1))}),
@@ -157,20 +170,20 @@ void relu(const Mat<T>& H) {
 }
 
 // ---- the block: one code for every layer kind ----------------------------------------------
-template <class T, class Layer>
+template <class T, class Layer, class Layout = Kokkos::LayoutRight>
 struct MlpBlock {
-  Layer up, down;  // d -> hidden, hidden -> d
-  Mat<T> hidden;   // (batch x hidden)
-  void operator()(const Mat<T>& X, const Mat<T>& Y) const {
+  Layer up, down;         // d -> hidden, hidden -> d
+  Mat<T, Layout> hidden;  // (batch x hidden)
+  void operator()(const Mat<T, Layout>& X, const Mat<T, Layout>& Y) const {
     linear(X, up, hidden);
     relu(hidden);
     linear(hidden, down, Y);
   }
 };
 
-template <class T>
-Mat<T> random_mat(std::int64_t rows, std::int64_t cols, double scale, std::uint64_t seed, const char* label) {
-  Mat<T> m(std::string(label), rows, cols);
+template <class T, class Layout = Kokkos::LayoutRight>
+Mat<T, Layout> random_mat(std::int64_t rows, std::int64_t cols, double scale, std::uint64_t seed, const char* label) {
+  Mat<T, Layout> m(std::string(label), rows, cols);
   auto h = Kokkos::create_mirror_view(m);
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal(0.f, static_cast<float>(scale));
@@ -180,8 +193,8 @@ Mat<T> random_mat(std::int64_t rows, std::int64_t cols, double scale, std::uint6
   return m;
 }
 
-template <class T>
-double relative_difference(const Mat<T>& a, const Mat<T>& b) {
+template <class T, class Layout>
+double relative_difference(const Mat<T, Layout>& a, const Mat<T, Layout>& b) {
   auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
   auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
   double num = 0, den = 0;
@@ -194,8 +207,8 @@ double relative_difference(const Mat<T>& a, const Mat<T>& b) {
   return std::isfinite(num) ? std::sqrt(num / std::max(den, 1e-300)) : INFINITY;
 }
 
-template <class Block, class T>
-double time_ms(const Block& block, const Mat<T>& X, const Mat<T>& Y, int reps) {
+template <class Block, class Act>
+double time_ms(const Block& block, const Act& X, const Act& Y, int reps) {
   block(X, Y);  // warm-up (library handles, kernel loading)
   Kokkos::fence();
   const auto t0 = std::chrono::steady_clock::now();
@@ -204,21 +217,22 @@ double time_ms(const Block& block, const Mat<T>& X, const Mat<T>& Y, int reps) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / reps;
 }
 
-template <class Sparse>
+template <class Sparse, class Layout = Kokkos::LayoutRight>
 int run_block(const Args& a) {
   using T = typename Sparse::value_type;
-  const Mat<T> X = random_mat<T>(a.batch, a.d, 1.0, 1, "X");
+  using Act = Mat<T, Layout>;
+  const Act X = random_mat<T, Layout>(a.batch, a.d, 1.0, 1, "X");
   const Mat<T> W1 = random_mat<T>(a.d, a.hidden, 1.0 / std::sqrt(a.d), 2, "W1");
   const Mat<T> W2 = random_mat<T>(a.hidden, a.d, 1.0 / std::sqrt(a.hidden), 3, "W2");
-  const Mat<T> hidden("hidden", a.batch, a.hidden);
+  const Act hidden("hidden", a.batch, a.hidden);
 
-  const MlpBlock<T, DenseLinear<T>> dense{{W1}, {W2}, hidden};
-  const MlpBlock<T, Sparse> sparse{Sparse::prune(W1, a), Sparse::prune(W2, a), hidden};
+  const MlpBlock<T, DenseLinear<T>, Layout> dense{{W1}, {W2}, hidden};
+  const MlpBlock<T, Sparse, Layout> sparse{Sparse::prune(W1, a), Sparse::prune(W2, a), hidden};
   // the dense code on the pruned weights: what the sparse block must reproduce
-  const MlpBlock<T, DenseLinear<T>> dense_pruned{{tessera::to_dense(sparse.up.W)}, {tessera::to_dense(sparse.down.W)},
-                                                 hidden};
+  const MlpBlock<T, DenseLinear<T>, Layout> dense_pruned{
+      {tessera::to_dense(sparse.up.W)}, {tessera::to_dense(sparse.down.W)}, hidden};
 
-  Mat<T> Y_dense("Y_dense", a.batch, a.d), Y_sparse("Y_sparse", a.batch, a.d), Y_check("Y_check", a.batch, a.d);
+  Act Y_dense("Y_dense", a.batch, a.d), Y_sparse("Y_sparse", a.batch, a.d), Y_check("Y_check", a.batch, a.d);
   Kokkos::deep_copy(Y_sparse, static_cast<T>(NAN));  // poisoned: every entry must be written
   const double t_dense = time_ms(dense, X, Y_dense, a.reps);
   const double t_sparse = time_ms(sparse, X, Y_sparse, a.reps);
@@ -235,8 +249,9 @@ int run_block(const Args& a) {
   const double loss = relative_difference(Y_sparse, Y_dense);
   const double kernel_err = relative_difference(Y_sparse, Y_check);
   const double bound = fp32 ? 1e-4 : 1e-2;  // the value type's rounding, summed over the two layers
-  std::printf("MLP block relu(X W1) W2: batch %d, d %d, hidden %d, %s, space %s\n", a.batch, a.d, a.hidden,
-              fp32 ? "fp32" : KOKKOS_HALF_T_IS_FLOAT ? "half_t (= float in this build)" : "fp16", Space::name());
+  std::printf("MLP block relu(X W1) W2: batch %d, d %d, hidden %d, %s, %s activations, space %s\n", a.batch, a.d,
+              a.hidden, fp32 ? "fp32" : KOKKOS_HALF_T_IS_FLOAT ? "half_t (= float in this build)" : "fp16",
+              std::is_same_v<Layout, Kokkos::LayoutLeft> ? "column-major" : "row-major", Space::name());
   std::printf("  dense  (%s): %9.3f ms\n", std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace> ? "Kokkos loop" : "cuBLAS",
               t_dense);
   std::printf("  %s sparse (tessera::nm_spmm, %s): %9.3f ms  -> speedup %.2fx\n", kind.c_str(),
@@ -248,7 +263,10 @@ int run_block(const Args& a) {
   return kernel_err < bound ? 0 : 1;
 }
 
-int run(const Args& a) { return a.format == "vnm" ? run_block<VnmLinear>(a) : run_block<Nv24Linear>(a); }
+int run(const Args& a) {
+  if (a.format == "nv24") return run_block<Nv24Linear>(a);
+  return a.activations == "column" ? run_block<VnmLinear, Kokkos::LayoutLeft>(a) : run_block<VnmLinear>(a);
+}
 
 }  // namespace
 
