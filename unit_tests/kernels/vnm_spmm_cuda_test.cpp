@@ -63,47 +63,23 @@ TEST(VnmSpmmCuda, EdgeShapes) {
   }
 }
 
-// A and C in the given layouts (LayoutLeft A: plain plans read its columns directly, no
-// panel pass; packed plans and the portable kernel take it through the pass or as it is).
-template <class ALayout, class CLayout>
-void check_layouts(std::int64_t m, std::int64_t k, std::int64_t n, VnmPattern p, std::uint64_t seed,
-                   const NmSpmmOptions& opts, const std::string& what) {
-  SCOPED_TRACE(what + ": m=" + std::to_string(m) + " k=" + std::to_string(k) + " n=" + std::to_string(n) + " " +
-               std::to_string(p.n) + ":" + std::to_string(p.m) + " L=" + std::to_string(p.l));
-  const auto A_host = random_dense<float>(m, k, seed);
-  Kokkos::View<float**, ALayout, Cuda> A("A", m, k);
-  auto A_mirror = Kokkos::create_mirror_view(A);
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < k; ++j) A_mirror(i, j) = A_host[i * k + j];
-  Kokkos::deep_copy(A, A_mirror);
-  const auto B =
-      tessera::prune_vnm<Cuda>(tessera_test::to_view<float, Cuda>(random_dense<float>(k, n, seed + 1), k, n, "B"), p);
-  Kokkos::View<float**, CLayout, Cuda> C("C", m, n);
-  Kokkos::deep_copy(C, std::numeric_limits<float>::quiet_NaN());
-  tessera::nm_spmm(A, B, C, opts);
-  Kokkos::fence();
-  const auto vals = tessera_test::to_host_vector(B.values());
-  auto meta_view = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), B.meta());
-  const std::vector<std::uint8_t> meta(meta_view.data(), meta_view.data() + meta_view.size());
-  const std::vector<double> A_double(A_host.begin(), A_host.end());
-  const auto ref = tessera::reference::vnm_spmm(A_double, m, vals, meta, B.extents(), p);  // row-major m x n
-  auto C_mirror = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C);
-  std::vector<double> got(m * n);
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < n; ++j) got[i * n + j] = C_mirror(i, j);
-  EXPECT_LE(tessera_test::relative_error(got, ref), tessera_test::tolerance<float>(k));
-}
-
 TEST(VnmSpmmCuda, ColumnMajorAAndC) {
+  // LayoutLeft A: plain plans read its columns directly (no panel pass), packed plans and the
+  // portable kernel take it as it is; LayoutLeft C: stored down its columns.
   using Left = Kokkos::LayoutLeft;
   using Right = Kokkos::LayoutRight;
   const NmSpmmOptions native{NmSpmmAlgorithm::Native};
   for (const auto* opts : {&kPlain, &kPacked, &native}) {
     const std::string kind = opts == &kPlain ? "plain" : opts == &kPacked ? "packed" : "native";
-    check_layouts<Left, Right>(300, 37 * 32 + 3, 390, {4, 32, 32}, 1, *opts, kind + " A left");
-    check_layouts<Right, Left>(129, 1000, 129, {5, 7, 8}, 2, *opts, kind + " C left");
-    check_layouts<Left, Left>(131, 2050, 260, {16, 32, 32}, 3, *opts, kind + " both left, split-K");
-    check_layouts<Left, Left>(7, 64, 300, {3, 16, 8}, 4, *opts, kind + " both left, m = 7");
+    const std::int64_t k1 = 37 * 32 + 3;
+    check_nm_spmm<float, Cuda, Left, Right>(300, random_dense<float>(k1, 390, 1), k1, 390, {4, 32, 32}, 2,
+                                            kind + " A left", *opts);
+    check_nm_spmm<float, Cuda, Right, Left>(129, random_dense<float>(1000, 129, 3), 1000, 129, {5, 7, 8}, 4,
+                                            kind + " C left", *opts);
+    check_nm_spmm<float, Cuda, Left, Left>(131, random_dense<float>(2050, 260, 5), 2050, 260, {16, 32, 32}, 6,
+                                           kind + " both left, split-K", *opts);
+    check_nm_spmm<float, Cuda, Left, Left>(7, random_dense<float>(64, 300, 7), 64, 300, {3, 16, 8}, 8,
+                                           kind + " both left, m = 7", *opts);
   }
 }
 

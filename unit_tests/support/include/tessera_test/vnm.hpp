@@ -45,17 +45,19 @@ std::vector<double> to_host_vector(const View& v) {
 }
 
 // C = A * B for B pruned from `dense` (k x n): nm_spmm vs reference::vnm_spmm, and the
-// reference itself vs a dense product with to_dense(B).
-template <class T, class Space>
+// reference itself vs a dense product with to_dense(B). A and C are Views of the given
+// layouts (LayoutLeft: column-major).
+template <class T, class Space, class ALayout = Kokkos::LayoutRight, class CLayout = Kokkos::LayoutRight>
 void check_nm_spmm(std::int64_t m, const std::vector<T>& dense, std::int64_t k, std::int64_t n,
                    const tessera::VnmPattern& p, std::uint64_t seed, const std::string& what,
                    const tessera::NmSpmmOptions& opts = {}, bool prepared = false) {
   SCOPED_TRACE(what + ": m=" + std::to_string(m) + " k=" + std::to_string(k) + " n=" + std::to_string(n) + " " +
                std::to_string(p.n) + ":" + std::to_string(p.m) + " L=" + std::to_string(p.l));
   const auto A_host = random_dense<T>(m, k, seed);
-  const auto A = to_view<T, Space>(A_host, m, k, "A");
+  Kokkos::View<T**, ALayout, Space> A("A", m, k);
+  Kokkos::deep_copy(A, to_view<T, Space>(A_host, m, k, "A"));
   const auto B = tessera::prune_vnm<Space>(to_view<T, Space>(dense, k, n, "B"), p);
-  Kokkos::View<T**, Kokkos::LayoutRight, Space> C("C", m, n);
+  Kokkos::View<T**, CLayout, Space> C("C", m, n);
   Kokkos::deep_copy(C, std::numeric_limits<T>::quiet_NaN());
   if (prepared) {
     const auto stages = tessera::vnm_spmm_prepare(B, opts.layout);
@@ -79,7 +81,9 @@ void check_nm_spmm(std::int64_t m, const std::vector<T>& dense, std::int64_t k, 
       for (std::int64_t j = 0; j < n; ++j) dense_ref[i * n + j] += A_double[i * k + q] * B_dense[q * n + j];
   EXPECT_LE(relative_error(dense_ref, ref), 1e-12);
 
-  EXPECT_LE(relative_error(to_host_vector(C), ref), tolerance<T>(k));
+  Kokkos::View<T**, Kokkos::LayoutRight, Space> C_rows("C_rows", m, n);  // ref's order
+  Kokkos::deep_copy(C_rows, C);
+  EXPECT_LE(relative_error(to_host_vector(C_rows), ref), tolerance<T>(k));
 }
 
 }  // namespace tessera_test
