@@ -588,10 +588,16 @@ __global__ void __launch_bounds__(256, 6)
   Acc acc[kVec];
 #pragma unroll
   for (int e = 0; e < kVec; ++e) acc[e] = Acc(0);
+  // Column ids and values come 32 at a time, one per lane; the next 32 are loaded before the
+  // current ones are used, so their latency overlaps the gathers instead of preceding them.
+  int k_next = begin + lane < end ? __ldg(crd + begin + lane) : 0;
+  T v_next = begin + lane < end ? vals[begin + lane] : Elem<T>::from_acc(0);
   for (int p = begin; p < end; p += 32) {
-    const int my = p + lane, cnt = min(32, end - p);
-    const int k_l = my < end ? __ldg(crd + my) : 0;
-    const T v_l = my < end ? vals[my] : Elem<T>::from_acc(0);
+    const int cnt = min(32, end - p), k_l = k_next;
+    const T v_l = v_next;
+    const int nx = p + 32 + lane;
+    k_next = nx < end ? __ldg(crd + nx) : 0;
+    v_next = nx < end ? vals[nx] : Elem<T>::from_acc(0);
 #pragma unroll 4
     for (int q0 = 0; q0 < cnt; q0 += kGroups) {
       const int q = q0 + sub;  // this lane group's nonzero; shuffles stay outside the branch
