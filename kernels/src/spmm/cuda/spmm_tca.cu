@@ -553,8 +553,11 @@ __device__ __forceinline__ void atomic_add_vec(Acc* dst, const Acc (&v)[V]) {
 // writes those rows), then one per row; a warp whose row was chunked has nothing to do. So
 // no warp runs much more than chunk_limit nonzeros, however uneven the rows, and the long
 // chunks start first. ws rows are ws_ld (a multiple of kVec) wide.
-template <class T, int L>
-__global__ void __launch_bounds__(256, 6)
+// U gathers of one lane group are in flight at once (the unroll of the gather loop): 4 in
+// 40 registers (6 blocks per SM), or 8 in 48 (5 blocks) for fp32 plans of long rows
+// (kDeepGatherMeanRowNnz).
+template <class T, int L, int U>
+__global__ void __launch_bounds__(256, U == 8 ? 5 : 6)
     tca_row_vec_kernel(const int* __restrict__ pos, const int* __restrict__ crd, const T* __restrict__ vals,
                        const T* __restrict__ B, long long ldb, T* __restrict__ C, long long ldc_row,
                        long long ldc_col, int rows, int n, typename Elem<T>::acc alpha, typename Elem<T>::acc beta,
@@ -598,7 +601,7 @@ __global__ void __launch_bounds__(256, 6)
     const int nx = p + 32 + lane;
     k_next = nx < end ? __ldg(crd + nx) : 0;
     v_next = nx < end ? vals[nx] : Elem<T>::from_acc(0);
-#pragma unroll 4
+#pragma unroll U
     for (int q0 = 0; q0 < cnt; q0 += kGroups) {
       const int q = q0 + sub;  // this lane group's nonzero; shuffles stay outside the branch
       const int k = __shfl_sync(0xffffffffu, k_l, q & 31);
@@ -734,6 +737,13 @@ void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream)
   if (ws_count) launch_finalize<T, float>(plan.split_rows(), st.split_windows, kWindowRows, ws.ptr, a.n, a, stream);
 }
 
+// fp32 row-split plans whose rows average at least this many nonzeros keep 8 gathers per
+// lane group in flight instead of 4. On an H100 (TF32 Auto plans, N = 64-256, against 4)
+// MIT8 (mean 78), bcsstk16 (60), EX5 (45), Groebner_id2003_aug (35) ran 1.03-1.12x, while
+// matrices of short rows lost to the lower occupancy (cage10 / cage11 (13-14) 0.89-0.97x,
+// fv2 (9) 0.89-0.98x, lp_fit2p (17) 0.88x at N = 256). Other types keep 4 (not measured).
+constexpr double kDeepGatherMeanRowNnz = 24.0;
+
 template <class T>
 void run_row_split(const TcaPlan* plan, const TcaArgs& a, cudaStream_t stream) {
   using Acc = typename Elem<T>::acc;
@@ -753,12 +763,12 @@ void run_row_split(const TcaPlan* plan, const TcaArgs& a, cudaStream_t stream) {
   const std::size_t ws_count = static_cast<std::size_t>(chunked_rows * n_load);
   DeviceBuffer<Acc> ws(ws_count, stream, ws_count ? workspace_pool() : nullptr);
   if (ws_count) TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, ws_count * sizeof(Acc), stream));
-  auto launch = [&](auto lanes) {
-    constexpr int L = decltype(lanes)::value;
+  auto launch = [&](auto lanes, auto unroll) {
+    constexpr int L = decltype(lanes)::value, U = decltype(unroll)::value;
     const long long warps = (a.rows + n_chunks) * ((a.n + L * kVec - 1) / (L * kVec));
     const long long blocks = (warps + 7) / 8;
     if (blocks > 0x7fffffffLL) throw Error("spmm_tca: problem too large for the row-split grid");
-    tca_row_vec_kernel<T, L><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
+    tca_row_vec_kernel<T, L, U><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
         a.pos, a.crd, static_cast<const T*>(a.vals), B, ldb, static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride,
         static_cast<int>(a.rows), static_cast<int>(a.n), static_cast<Acc>(a.alpha), static_cast<Acc>(a.beta), c_vec,
         plan ? static_cast<const RowChunk*>(plan->row_chunks()) : nullptr, static_cast<int>(n_chunks), chunk_limit,
@@ -766,9 +776,17 @@ void run_row_split(const TcaPlan* plan, const TcaArgs& a, cudaStream_t stream) {
     TESSERA_CUDA_CHECK_LAUNCH("tca_row_vec_kernel");
   };
   // Lane groups as wide as N needs (8 lanes cover 8 kVec columns), up to a warp.
-  if (a.n <= 8 * kVec) launch(std::integral_constant<int, 8>{});
-  else if (a.n <= 16 * kVec) launch(std::integral_constant<int, 16>{});
-  else launch(std::integral_constant<int, 32>{});
+  auto launch_lanes = [&](auto unroll) {
+    if (a.n <= 8 * kVec) launch(std::integral_constant<int, 8>{}, unroll);
+    else if (a.n <= 16 * kVec) launch(std::integral_constant<int, 16>{}, unroll);
+    else launch(std::integral_constant<int, 32>{}, unroll);
+  };
+  if constexpr (sizeof(T) == 4) {
+    if (plan && plan->stats().mean_row_nnz >= kDeepGatherMeanRowNnz) launch_lanes(std::integral_constant<int, 8>{});
+    else launch_lanes(std::integral_constant<int, 4>{});
+  } else {
+    launch_lanes(std::integral_constant<int, 4>{});
+  }
   if (ws_count) launch_finalize<T, Acc>(plan->chunked_row_ids(), chunked_rows, 1, ws.ptr, n_load, a, stream);
 }
 
