@@ -15,9 +15,12 @@
 // --real-only skips the synthetic matrices (quick rounds on a folder of chosen real ones).
 // --dense col gives ours column-major B and C (default row-major; cuSPARSE tries both anyway).
 // --prec fp16 | tf32 runs one precision (default both); --row-chunk R builds the plans with
-// row chunks of R nonzeros for the CUDA-core row split (default: the plan's automatic size).
+// row chunks of R nonzeros for the CUDA-core row split (default: the plan's automatic size);
+// --shared-min-reuse X shares window columns where the matrix's window column reuse is at least X
+// (default kSharedColumnMinReuse; 0: every matrix, a large X: none).
 // Usage: spmm_tca_bench [matrix_dir] [--reps R] [--n 32,64,...] [--synthetic-only | --real-only] [--ours-only]
 //                       [--kernel auto | tc | rowsplit] [--prec fp16 | tf32] [--row-chunk R] [--dense col]
+//                       [--shared-min-reuse X]
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cusparse.h>
@@ -121,6 +124,7 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
                                : kernel_choice == "rowsplit" ? kc::TcaKernel::CudaCoreRowSplit
                                                              : kc::tca_choose(plan, a, /*allow_tf32=*/true);
   res.kernel = kc::to_string(kernel);
+  if (kernel == kc::TcaKernel::TensorCore && plan.stats().shared_columns) res.kernel += "/shared";
   res.ours_ms = time_ms([&] { kc::spmm_tca(&plan, kernel, a, nullptr); });
   const auto free_operands = [&] {
     for (void* p : {static_cast<void*>(dpos), static_cast<void*>(dcrd), static_cast<void*>(dval),
@@ -193,6 +197,7 @@ int main(int argc, char** argv) {
   bool synthetic_only = false, real_only = false;
   std::string prec_choice = "both";
   int row_chunk = 0;
+  double shared_min_reuse = kc::kSharedColumnMinReuse;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--n") && i + 1 < argc) {
@@ -220,6 +225,12 @@ int main(int argc, char** argv) {
       row_chunk = std::atoi(argv[++i]);
       if (row_chunk <= 0) {
         std::fprintf(stderr, "--row-chunk takes a positive number of nonzeros\n");
+        return 2;
+      }
+    } else if (!std::strcmp(argv[i], "--shared-min-reuse") && i + 1 < argc) {
+      shared_min_reuse = std::atof(argv[++i]);
+      if (!(shared_min_reuse >= 0)) {
+        std::fprintf(stderr, "--shared-min-reuse takes a reuse of 0 or more\n");
         return 2;
       }
     } else if (!std::strcmp(argv[i], "--dense") && i + 1 < argc) {
@@ -263,7 +274,7 @@ int main(int argc, char** argv) {
     for (std::size_t mi = 0; mi < mats.size(); ++mi) {
       Csr& A = mats[mi];
       if (mi >= n_synth) make_representable(A);
-      auto plan = kc::TcaPlan::build(A.pos.data(), A.rows, 0, row_chunk);
+      auto plan = kc::TcaPlan::build(A.pos.data(), A.rows, 0, row_chunk, A.crd.data(), shared_min_reuse);
       for (auto n : ns)
         for (int prec = 0; prec < 2; ++prec) {
           if (prec_choice != "both" && prec_choice != (prec == 0 ? "fp16" : "tf32")) continue;

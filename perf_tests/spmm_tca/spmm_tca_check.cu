@@ -1,7 +1,7 @@
 // Correctness sweep of the raw TCA-SpMM interface against a double-precision host
 // reference: real matrices (a folder of .mtx[.gz]) and synthetic ones, every kernel
 // and precision, N in {1, 7, 32, 64, 128, 256, 512}, row- and column-major B and C,
-// outputs poisoned with NaN before beta == 0 runs. Stand-alone (no Kokkos, no gtest)
+// outputs poisoned with NaN before beta == 0 runs; plans with and without shared columns. Stand-alone (no Kokkos, no gtest)
 // so it builds with plain nvcc on the GPU machine; the gtest spmm_tca_cuda_test covers
 // the Kokkos front end.
 // --real-only skips the synthetic matrices (run_device.sh splits the sweep over processes).
@@ -173,6 +173,10 @@ int main(int argc, char** argv) {
         auto fixed = kc::TcaPlan::build(A.pos.data(), A.rows, seg);
         for (auto n : {7, 64, 256})
           for (const Config* c : {&tc16, &tc32}) run_config(A, *fixed, *c, n, false, 1.0, 0.5, 400 + n + seg);
+        // the same segments with the windows' columns shared, whatever their reuse
+        auto shared = kc::TcaPlan::build(A.pos.data(), A.rows, seg, 0, A.crd.data(), 0.0);
+        for (auto n : {7, 64, 256})
+          for (const Config* c : {&tc16, &tcbf, &tc32}) run_config(A, *shared, *c, n, n == 64, 1.0, 0.5, 450 + n + seg);
       }
       // Row split with the shortest row chunks (most rows cut, several chunks per row) and with
       // none (every row one piece), row-major (vectorised kernel) in every precision.
@@ -192,7 +196,7 @@ int main(int argc, char** argv) {
       ++count;
       Csr A = read_mtx(path);
       make_representable(A);
-      auto plan = kc::TcaPlan::build(A.pos.data(), A.rows);
+      auto plan = kc::TcaPlan::build(A.pos.data(), A.rows, 0, 0, A.crd.data());
       const std::vector<std::int64_t> ns = quick ? std::vector<std::int64_t>{7, 64} : all_n;
       for (auto n : ns) {
         run_config(A, *plan, tc16, n, false, 1.0, 0.0, n);
@@ -207,6 +211,15 @@ int main(int argc, char** argv) {
           run_config(A, *plan, rs32, n, true, 1.0, 0.0, n + 6);
         }
         if (n == 32 || n == 64 || n == 256) run_config(A, *plan, rs32, n, false, 1.0, 0.0, n + 7);
+      }
+      // The tensor-core kernel with every matrix's windows sharing their columns (the automatic
+      // plan above does where the reuse is high enough), and without.
+      auto other = plan->stats().shared_columns ? kc::TcaPlan::build(A.pos.data(), A.rows)
+                                                : kc::TcaPlan::build(A.pos.data(), A.rows, 0, 0, A.crd.data(), 0.0);
+      for (std::int64_t n : {7, 64, 256}) {
+        run_config(A, *other, tc16, n, false, 1.0, 0.0, n + 8);
+        run_config(A, *other, tc32, n, n == 64, 1.0, 0.0, n + 9);
+        if (n == 64) run_config(A, *other, tcbf, n, false, -1.0, 0.5, n + 10);
       }
       std::printf("real %-28s %s  cases=%d failures=%d\n", A.name.c_str(), plan->describe().c_str(), cases, failures);
       std::fflush(stdout);

@@ -9,6 +9,7 @@
 
 #include "spmv_spmm_checks.hpp"
 #include "tessera_test/data.hpp"
+#include "tessera_test/random_coo.hpp"
 
 namespace {
 
@@ -111,7 +112,8 @@ TEST(SpmmTca, CudaCoreRowSplitChunksLongRows) {
   }
   // The automatic plan does cut this matrix's long rows (several chunks each).
   const auto A = tessera::from_coo<double, tessera::CSR, Kokkos::Cuda>(coo);
-  const auto plan = tessera::kernels::cuda::TcaPlanCache::get(A.decompose().levels[1].pos, A.extent(0));
+  const auto& s = A.decompose();
+  const auto plan = tessera::kernels::cuda::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0));
   EXPECT_EQ(plan->stats().chunked_rows, 6);
   EXPECT_GT(plan->stats().row_chunks, 6 * 2);
   for (std::int64_t n : {8, 64, 256}) {
@@ -119,6 +121,42 @@ TEST(SpmmTca, CudaCoreRowSplitChunksLongRows) {
     check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, -2.0, 0.5, 22, "power_law_rows", rs);
     check_spmm<Half, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 1.0, 0.0, 23, "power_law_rows", rs, kHalfTolerance);
   }
+}
+
+// Windows whose rows share most columns (a band 25 wide: about 6 nonzeros per distinct column
+// of a window) run the tensor-core kernel with shared columns; rows 1000-1099 are empty and row
+// 2500 holds 3000 nonzeros, so windows are empty, single, split over a block's warps and split
+// across blocks. A matrix of random rows keeps the plain K slots.
+TEST(SpmmTca, TensorCoreSharedColumnsOnABandedMatrix) {
+  tessera::HostCoo<double> coo;
+  coo.shape = {4000, 4100};
+  for (std::int64_t i = 0; i < coo.shape[0]; ++i) {
+    if (i >= 1000 && i < 1100) continue;
+    const std::int64_t first = i == 2500 ? 0 : i, len = i == 2500 ? 3000 : 25;
+    for (std::int64_t j = first; j < first + len; ++j) {
+      coo.coords.insert(coo.coords.end(), {i, j});
+      coo.values.push_back(0.5 - 0.001 * static_cast<double>((i * 7 + j) % 900));
+    }
+  }
+  const auto A = tessera::from_coo<double, tessera::CSR, Kokkos::Cuda>(coo);
+  const auto& s = A.decompose();
+  const auto plan = tessera::kernels::cuda::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0));
+  EXPECT_TRUE(plan->stats().shared_columns) << plan->describe();
+  EXPECT_GT(plan->stats().window_column_reuse, 4.0);
+  EXPECT_GT(plan->stats().split_windows, 0);
+  const SpmmOptions tc{SpmmAlgorithm::TensorCore}, tf32{SpmmAlgorithm::TensorCore, /*allow_tf32=*/true};
+  for (std::int64_t n : {7, 64, 256}) {
+    check_spmm<Half, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 1.0, 0.0, 31, "band_25", tc, kHalfTolerance);
+    check_spmm<Half, Kokkos::LayoutLeft, Kokkos::Cuda>(coo, n, 0.5, 1.5, 32, "band_25", tc, kHalfTolerance);
+    check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 1.0, 0.0, 33, "band_25", tf32, kTf32Tolerance);
+    check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, -2.0, 0.5, 34, "band_25", tf32, kTf32Tolerance);
+  }
+  const auto random_rows = tessera_test::random_coo({3000, 3000}, 20000, 35);
+  const auto R = tessera::from_coo<double, tessera::CSR, Kokkos::Cuda>(random_rows);
+  const auto& r = R.decompose();
+  EXPECT_FALSE(tessera::kernels::cuda::TcaPlanCache::get(r.levels[1].pos, r.levels[1].crd, R.extent(0))
+                   ->stats()
+                   .shared_columns);
 }
 
 TEST(SpmmTca, TensorCoreHalfOnEveryRealMatrix) {

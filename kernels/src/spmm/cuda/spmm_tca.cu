@@ -127,9 +127,10 @@ constexpr int kMediumItemNnz = 128;
 // balanced as it is (tca_choose, and no row chunks in an automatic plan).
 constexpr double kRegularRowSpread = 2.5;
 
-// CAP: largest work item (nonzeros) the per-warp shared-memory staging holds; a small CAP
-// keeps the footprint (and so the occupancy) of plans whose items are all short.
-template <class T, int BN, int CAP>
+// CAP: largest work item (values) the per-warp shared-memory staging holds; a small CAP
+// keeps the footprint (and so the occupancy) of plans whose items are all short. SHARED:
+// the plan's K slots are shared columns (spmm_tca.hpp), each with a row mask and value offset.
+template <class T, int BN, int CAP, bool SHARED>
 struct TcTile {
   static constexpr int kVec = 16 / int(sizeof(T));          // elements per 16-byte load
   static constexpr int kStageElems = kChunkNnz * BN;        // (kChunkNnz, BN), swizzled (below)
@@ -137,8 +138,9 @@ struct TcTile {
   static constexpr int kVecPerRow = BN / kVec;
   static constexpr int kLoadsPerLane = kChunkNnz * kVecPerRow / 32;
   static constexpr int kStageBytes = kStages * kStageElems * int(sizeof(T));
-  // per warp: B stages | item column ids (CAP ints) | item values (CAP T)
-  static constexpr int kWarpSmemBytes = kStageBytes + CAP * (4 + int(sizeof(T)));
+  // per warp: B stages | item column ids (CAP ints) | SHARED: slot rows and value offsets
+  // (CAP ints) | item values (CAP T)
+  static constexpr int kWarpSmemBytes = kStageBytes + CAP * (4 + (SHARED ? 4 : 0) + int(sizeof(T)));
   static_assert(BN % 16 == 0, "BN is a multiple of the MMA M tile");
   static_assert((kChunkNnz * kVecPerRow) % 32 == 0, "whole loads per lane");
   static_assert(kWindowRows * kOutStride * 4 <= kStageBytes, "output tile fits the stages");
@@ -172,8 +174,8 @@ struct TcTile {
   static_assert(kVec * sizeof(T) == 16, "16-byte column chunks");
 };
 
-// One warp's work: nonzeros [begin, end) (at most kSegmentNnz) of the window starting at
-// row0. meta packs the split id (window split across blocks, -1 if not), the size of the
+// One warp's work: nonzeros [begin, end) (at most kSegmentNnz), or with shared columns the
+// slots [begin, end) (at most kSegmentNnz values), of the window starting at row0. meta packs the split id (window split across blocks, -1 if not), the size of the
 // group of consecutive warps of this block that share the window (0: idle slot) and
 // this warp's rank in it.
 struct alignas(16) WorkItem {
@@ -195,14 +197,32 @@ constexpr int min_blocks_per_sm(int elem_bytes, int bn) {
   return bn == 32 ? 8 : 6;
 }
 
-template <class T, int BN, int CAP>
+// A plan's shared columns (TcaPlan::slot_cols ...), null without.
+struct SharedColumns {
+  const int* cols;
+  const unsigned char* rows;
+  const int* value_begin;
+  const int* perm;
+};
+
+// Raw bits of a 2-byte element (MMA operand halves).
+template <class T>
+__device__ __forceinline__ unsigned bits16(T x) {
+  static_assert(sizeof(T) == 2, "fp16/bf16");
+  unsigned short u;
+  memcpy(&u, &x, 2);
+  return u;
+}
+
+template <class T, int BN, int CAP, bool SHARED>
 __global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T), BN))
     tca_tensor_core_kernel(const WorkItem* __restrict__ items, const int* __restrict__ pos,
-                           const int* __restrict__ crd, const T* __restrict__ vals, const T* __restrict__ B,
-                           unsigned ldb_bytes, T* __restrict__ C, long long ldc_row, long long ldc_col, int rows, int n,
-                           int n_load, float alpha, float beta, float* __restrict__ ws, bool c_vec) {
+                           const int* __restrict__ crd, const T* __restrict__ vals, SharedColumns shared,
+                           const T* __restrict__ B, unsigned ldb_bytes, T* __restrict__ C, long long ldc_row,
+                           long long ldc_col, int rows, int n, int n_load, float alpha, float beta,
+                           float* __restrict__ ws, bool c_vec) {
   allow_dependent_grid_launch();  // the finalize kernel, if any (launch_finalize)
-  using Tile = TcTile<T, BN, CAP>;
+  using Tile = TcTile<T, BN, CAP, SHARED>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   // The plan fills every slot of every block (idle slots have group 0): all warps reach
@@ -212,29 +232,40 @@ __global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T),
   unsigned char* wsm = smem_raw + warp * Tile::kWarpSmemBytes;
   T* stage = reinterpret_cast<T*>(wsm);                             // (kStages, 16, BN)
   int* s_crd = reinterpret_cast<int*>(wsm + Tile::kStageBytes);     // (CAP)
-  T* s_val = reinterpret_cast<T*>(s_crd + CAP);                     // (CAP)
+  int* s_slot = s_crd + CAP;                                        // SHARED: (CAP) row mask << 24 | value offset
+  T* s_val = reinterpret_cast<T*>(s_crd + (SHARED ? 2 : 1) * CAP);  // (CAP)
   float* O = reinterpret_cast<float*>(stage);                       // (kWindowRows, kOutStride), after the loop
   const int j0 = blockIdx.y * BN;
 
   if (group > 0) {
     const int g = lane >> 2, t4 = lane & 3;
-    const int cnt = it.end - it.begin;  // <= CAP (plan's max_item_nnz)
+    const int cnt = it.end - it.begin;  // K units (nonzeros or slots); their values <= CAP (plan's max_item_nnz)
     // This thread's MMA-B column is window row g: the nonzeros [lo, hi) (item-relative) are
-    // its. Loaded first, so their latency overlaps the staging loads below.
-    int lo = cnt, hi = cnt;
-    if (it.row0 + g < rows) {
+    // its. Loaded first, so their latency overlaps the staging loads below. With shared
+    // columns the values [vb, vb + nv) of value_perm are the item's.
+    int lo = cnt, hi = cnt, vb = 0, nv = cnt;
+    if constexpr (SHARED) {
+      vb = __ldg(shared.value_begin + it.begin);
+      nv = __ldg(shared.value_begin + it.end) - vb;
+    } else if (it.row0 + g < rows) {
       lo = max(__ldg(pos + it.row0 + g), it.begin) - it.begin;
       hi = min(__ldg(pos + it.row0 + g + 1), it.end) - it.begin;
     }
-    // Stage the item's column ids and values: all loads in flight at once.
+    // Stage the item's column ids and values: all loads in flight at once. With shared
+    // columns the values (read through value_perm) are staged after the first gathers are
+    // issued (below), so their two dependent loads overlap those.
+    constexpr int kPerLane = (CAP + 31) / 32;
     {
-      constexpr int kPerLane = (CAP + 31) / 32;
-      int cr[kPerLane];
+      int cr[kPerLane], sl[kPerLane];
       T vl[kPerLane];
 #pragma unroll
       for (int i = 0; i < kPerLane; ++i) {
         const int q = lane + 32 * i;
-        if (q < cnt) {
+        if (q >= cnt) continue;
+        if constexpr (SHARED) {
+          cr[i] = __ldg(shared.cols + it.begin + q);
+          sl[i] = (int(__ldg(shared.rows + it.begin + q)) << 24) | (__ldg(shared.value_begin + it.begin + q) - vb);
+        } else {
           cr[i] = __ldg(crd + it.begin + q);
           vl[i] = vals[it.begin + q];
         }
@@ -242,12 +273,22 @@ __global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T),
 #pragma unroll
       for (int i = 0; i < kPerLane; ++i) {
         const int q = lane + 32 * i;
-        if (q < cnt) {
-          s_crd[q] = cr[i];
-          s_val[q] = vl[i];
-        }
+        if (q >= cnt) continue;
+        s_crd[q] = cr[i];
+        if constexpr (SHARED) s_slot[q] = sl[i];
+        else s_val[q] = vl[i];
       }
     }
+    // Value of K slot p (item-relative) in window row g, zero where the row has none there.
+    auto value_of = [&](int p) -> T {
+      if constexpr (SHARED) {
+        if (p >= cnt) return Elem<T>::from_acc(0.f);
+        const unsigned slot = static_cast<unsigned>(s_slot[p]), mask = slot >> 24;
+        return (mask >> g) & 1u ? s_val[(slot & 0xFFFFFFu) + __popc(mask & ((1u << g) - 1u))] : Elem<T>::from_acc(0.f);
+      } else {
+        return p >= lo && p < hi ? s_val[p] : Elem<T>::from_acc(0.f);
+      }
+    };
     const int nchunks = (cnt + kChunkNnz - 1) / kChunkNnz;
     __syncwarp();
 
@@ -286,10 +327,7 @@ __global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T),
     auto load_vals = [&](int c, float (&v)[4]) {
       const int base = c * kChunkNnz;
 #pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        const int p = base + t4 + 4 * q;
-        v[q] = (p >= lo && p < hi) ? Elem<T>::to_acc(s_val[p]) : 0.f;
-      }
+      for (int q = 0; q < 4; ++q) v[q] = Elem<T>::to_acc(value_of(base + t4 + 4 * q));
     };
 
     float acc[BN / 16][4];
@@ -303,6 +341,20 @@ __global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T),
     for (int s = 0; s < kStages - 1; ++s) {
       if (s < nchunks) issue(s);
       cp_async_commit();
+    }
+    if constexpr (SHARED) {
+      int src[kPerLane];
+      T vl[kPerLane];
+#pragma unroll
+      for (int i = 0; i < kPerLane; ++i)
+        if (lane + 32 * i < nv) src[i] = __ldg(shared.perm + vb + lane + 32 * i);
+#pragma unroll
+      for (int i = 0; i < kPerLane; ++i)
+        if (lane + 32 * i < nv) vl[i] = vals[src[i]];
+#pragma unroll
+      for (int i = 0; i < kPerLane; ++i)
+        if (lane + 32 * i < nv) s_val[lane + 32 * i] = vl[i];
+      __syncwarp();
     }
 
     for (int c = 0; c < nchunks; ++c) {
@@ -321,8 +373,12 @@ __global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T),
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int p = c * kChunkNnz + 2 * t4 + 8 * h;
-          const unsigned pair = *reinterpret_cast<const unsigned*>(s_val + p);
-          b[h] = pair & ((p >= lo && p < hi ? 0x0000FFFFu : 0u) | (p + 1 >= lo && p + 1 < hi ? 0xFFFF0000u : 0u));
+          if constexpr (SHARED) {
+            b[h] = bits16(value_of(p)) | (bits16(value_of(p + 1)) << 16);
+          } else {
+            const unsigned pair = *reinterpret_cast<const unsigned*>(s_val + p);
+            b[h] = pair & ((p >= lo && p < hi ? 0x0000FFFFu : 0u) | (p + 1 >= lo && p + 1 < hi ? 0xFFFF0000u : 0u));
+          }
         }
         // ldmatrix.trans row addresses: matrices (m 0-7,k 0-7), (m 8-15,k 0-7), (m 0-7,k 8-15), (m 8-15,k 8-15)
         // (m-tile mt's chunk is (2 mt + h) ^ swizzle = c0 ^ 2 mt: one XOR per ldmatrix)
@@ -672,14 +728,14 @@ void launch_finalize(const int* split_rows, long long n_split, int rows_per_spli
                       static_cast<W>(a.beta));
 }
 
-template <class T, int BN, int CAP>
+template <class T, int BN, int CAP, bool SHARED>
 void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long long ldb, int n_load,
                         float* ws, cudaStream_t stream) {
-  using Tile = TcTile<T, BN, CAP>;
+  using Tile = TcTile<T, BN, CAP, SHARED>;
   const int smem = kBlockWarps * Tile::kWarpSmemBytes;
   static bool configured = false;  // per instantiation; the attribute is per function and device-wide
   if (!configured) {
-    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(tca_tensor_core_kernel<T, BN, CAP>,
+    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(tca_tensor_core_kernel<T, BN, CAP, SHARED>,
                                             cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     configured = true;
   }
@@ -692,8 +748,9 @@ void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long 
   // C's rows contiguous, every row start aligned for the epilogue's 4-element stores
   const bool c_vec = a.c_col_stride == 1 && a.c_row_stride % 4 == 0 &&
                      reinterpret_cast<std::uintptr_t>(a.C) % (4 * sizeof(T)) == 0;
-  tca_tensor_core_kernel<T, BN, CAP><<<grid, kBlockWarps * 32, smem, stream>>>(
-      static_cast<const WorkItem*>(plan.items()), a.pos, a.crd, static_cast<const T*>(a.vals), B,
+  const SharedColumns shared{plan.slot_cols(), plan.slot_rows(), plan.slot_value_begin(), plan.value_perm()};
+  tca_tensor_core_kernel<T, BN, CAP, SHARED><<<grid, kBlockWarps * 32, smem, stream>>>(
+      static_cast<const WorkItem*>(plan.items()), a.pos, a.crd, static_cast<const T*>(a.vals), shared, B,
       static_cast<unsigned>(ldb * static_cast<long long>(sizeof(T))),
       static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride, static_cast<int>(a.rows), static_cast<int>(a.n), n_load,
       static_cast<float>(a.alpha), static_cast<float>(a.beta), ws, c_vec);
@@ -713,11 +770,16 @@ void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream)
   if (ws_count) TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, ws_count * sizeof(float), stream));
   const bool short_items = st.max_item_nnz <= kShortItemNnz;
   const bool medium_items = st.max_item_nnz <= kMediumItemNnz;
-  auto launch = [&](auto bn) {
+  auto launch_shared = [&](auto bn, auto shared) {
     constexpr int BN = decltype(bn)::value;
-    if (short_items) launch_tensor_core<T, BN, kShortItemNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
-    else if (medium_items) launch_tensor_core<T, BN, kMediumItemNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
-    else launch_tensor_core<T, BN, kSegmentNnz>(plan, a, B, ldb, n_load, ws.ptr, stream);
+    constexpr bool S = decltype(shared)::value;
+    if (short_items) launch_tensor_core<T, BN, kShortItemNnz, S>(plan, a, B, ldb, n_load, ws.ptr, stream);
+    else if (medium_items) launch_tensor_core<T, BN, kMediumItemNnz, S>(plan, a, B, ldb, n_load, ws.ptr, stream);
+    else launch_tensor_core<T, BN, kSegmentNnz, S>(plan, a, B, ldb, n_load, ws.ptr, stream);
+  };
+  auto launch = [&](auto bn) {
+    if (st.shared_columns) launch_shared(bn, std::true_type{});
+    else launch_shared(bn, std::false_type{});
   };
   // Column tiles: 64 (fp16/bf16) or 32 (TF32) where the grid fills the GPU (see
   // kNarrowGridBlocksPerSm), twice that for plans of long work items (kWideTileSegmentNnz).
@@ -794,7 +856,7 @@ void run_row_split(const TcaPlan* plan, const TcaArgs& a, cudaStream_t stream) {
 
 // ---------------------------------------------------------------------------------
 std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t rows, int segment_nnz,
-                                              int row_chunk_nnz) {
+                                              int row_chunk_nnz, const int* crd_host, double shared_column_min_reuse) {
   auto plan = std::shared_ptr<TcaPlan>(new TcaPlan());
   TcaPlanStats& st = plan->stats_;
   st.rows = rows;
@@ -803,8 +865,50 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
   TESSERA_CUDA_CHECK(cudaGetDevice(&device));
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   st.sm_count = sms;
+  // Shared columns: each window's distinct columns become its K slots (sorted by column),
+  // with a mask of the window rows that hold each and its values listed slot by slot.
+  std::vector<int> slot_cols, slot_value_begin, value_perm, window_first_slot;
+  std::vector<unsigned char> slot_rows;
+  if (crd_host && st.nnz > 0) {
+    std::vector<std::pair<int, int>> window;  // (column, nonzero index): row order within a column
+    bool duplicates = false;
+    for (std::int64_t r0 = 0; r0 < rows && !duplicates; r0 += kWindowRows) {
+      const std::int64_t r1 = std::min<std::int64_t>(r0 + kWindowRows, rows);
+      window_first_slot.push_back(static_cast<int>(slot_cols.size()));
+      window.clear();
+      for (std::int64_t r = r0; r < r1; ++r)
+        for (int p = pos_host[r]; p < pos_host[r + 1]; ++p) window.emplace_back(crd_host[p], p);
+      std::sort(window.begin(), window.end());
+      for (std::size_t i = 0; i < window.size(); ++i) {
+        const auto in_row = std::upper_bound(pos_host + r0, pos_host + r1 + 1, window[i].second) - (pos_host + r0) - 1;
+        const unsigned char row_bit = static_cast<unsigned char>(1u << in_row);
+        if (i == 0 || window[i].first != window[i - 1].first) {
+          slot_cols.push_back(window[i].first);
+          slot_rows.push_back(0);
+          slot_value_begin.push_back(static_cast<int>(value_perm.size()));
+        } else if (slot_rows.back() & row_bit) {
+          duplicates = true;  // a row holding a column twice: one mask bit cannot say so
+          break;
+        }
+        slot_rows.back() |= row_bit;
+        value_perm.push_back(window[i].second);
+      }
+    }
+    if (!duplicates) st.window_column_reuse = static_cast<double>(st.nnz) / static_cast<double>(slot_cols.size());
+    st.shared_columns = !duplicates && st.window_column_reuse >= shared_column_min_reuse;
+    if (st.shared_columns) {
+      window_first_slot.push_back(static_cast<int>(slot_cols.size()));
+      slot_value_begin.push_back(static_cast<int>(value_perm.size()));
+      st.slots = static_cast<std::int64_t>(slot_cols.size());
+    } else {
+      slot_cols.clear(), slot_rows.clear(), slot_value_begin.clear(), value_perm.clear(), window_first_slot.clear();
+    }
+  }
+  // Segments count K units: nonzeros, or slots with shared columns (a slot costs a gather and a
+  // K slot of an MMA, as a nonzero does without).
+  const long long units = st.shared_columns ? st.slots : st.nnz;
   if (segment_nnz <= 0) {  // auto: about kTargetWarpsPerSm items per SM, so small matrices still fill the GPU
-    const long long target = (st.nnz + static_cast<long long>(sms) * kTargetWarpsPerSm - 1) /
+    const long long target = (units + static_cast<long long>(sms) * kTargetWarpsPerSm - 1) /
                              (static_cast<long long>(sms) * kTargetWarpsPerSm);
     segment_nnz = static_cast<int>(std::clamp<long long>((target + kChunkNnz - 1) / kChunkNnz * kChunkNnz,
                                                          kMinSegmentNnz, kSegmentNnz));
@@ -843,6 +947,21 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
   st.chunked_rows = static_cast<std::int64_t>(chunked_rows.size());
   st.row_chunks = static_cast<std::int64_t>(chunks.size());
 
+  // A work item is a range of at most a segment's K units (nonzeros, or slots with shared
+  // columns) holding at most kSegmentNnz values (what the kernel stages), cut between units.
+  const auto value_at = [&](int u) { return st.shared_columns ? slot_value_begin[u] : u; };
+  const auto pieces = [&](int ub, int ue, int seg) {  // greedy: each piece as long as the limits allow
+    std::vector<std::pair<int, int>> out;
+    do {
+      int cut = std::min(ue, ub + seg);
+      if (st.shared_columns && value_at(cut) - value_at(ub) > kSegmentNnz)
+        cut = static_cast<int>(std::upper_bound(slot_value_begin.begin() + ub, slot_value_begin.begin() + cut,
+                                                value_at(ub) + kSegmentNnz) - slot_value_begin.begin()) - 1;
+      out.emplace_back(ub, cut);
+      ub = cut;
+    } while (ub < ue);
+    return out;
+  };
   std::vector<WorkItem> items;  // kBlockWarps slots per block
   std::vector<int> split_rows;
   long long padded = 0;
@@ -850,46 +969,55 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
   auto close_block = [&] {
     while (items.size() % kBlockWarps != 0) items.push_back({0, 0, 0, item_meta(-1, 0, 0)});
   };
-  // `group` consecutive segments of `seg` nonzeros from nnz b, within one block.
-  auto add_group = [&](int r0, int b, int e, int seg, int group, int split) {
+  // The pieces [first, last) of p as one group of consecutive warps of one block.
+  auto add_group = [&](int r0, const std::vector<std::pair<int, int>>& p, std::size_t first, std::size_t last,
+                       int split) {
+    const int group = static_cast<int>(last - first);
     if (open_slots() < group) close_block();
-    for (int s = 0; s < group; ++s) {
-      const int sb = std::min(e, b + s * seg), se = std::min(e, sb + seg);
-      items.push_back({r0, sb, se, item_meta(split, group, s)});
-      padded += (se - sb + kChunkNnz - 1) / kChunkNnz * kChunkNnz;
-      if (se > sb || s == 0) ++st.work_items;
-      st.max_item_nnz = std::max(st.max_item_nnz, se - sb);
+    for (std::size_t i = first; i < last; ++i) {
+      const auto [ub, ue] = p[i];
+      items.push_back({r0, ub, ue, item_meta(split, group, static_cast<int>(i - first))});
+      padded += (ue - ub + kChunkNnz - 1) / kChunkNnz * kChunkNnz;
+      ++st.work_items;
+      st.max_item_nnz = std::max(st.max_item_nnz, value_at(ue) - value_at(ub));
     }
   };
   auto round_chunk = [](long long x) { return static_cast<int>((x + kChunkNnz - 1) / kChunkNnz * kChunkNnz); };
   for (std::int64_t r0 = 0; r0 < rows; r0 += kWindowRows) {
-    const int b = pos_host[r0], e = pos_host[std::min<std::int64_t>(r0 + kWindowRows, rows)];
-    const int cnt = e - b, row0 = static_cast<int>(r0);
+    const std::int64_t w = r0 / kWindowRows;
+    const int b = st.shared_columns ? window_first_slot[w] : pos_host[r0];
+    const int e = st.shared_columns ? window_first_slot[w + 1] : pos_host[std::min<std::int64_t>(r0 + kWindowRows, rows)];
+    const int cnt = e - b, row0 = static_cast<int>(r0);  // K units
     ++st.windows;
-    if (cnt <= segment_nnz) {
-      add_group(row0, b, e, segment_nnz, 1, -1);
-    } else if (cnt <= kBlockWarps * kSegmentNnz) {
-      // Split over the warps of one block: as many segment_nnz pieces as fit, else kBlockWarps.
+    if (cnt <= segment_nnz && value_at(e) - value_at(b) <= kSegmentNnz) {
+      add_group(row0, {{b, e}}, 0, 1, -1);
+      continue;
+    }
+    if (cnt <= kBlockWarps * kSegmentNnz) {
+      // Split over the warps of one block: as many segment_nnz pieces as fit, else kBlockWarps
+      // (pieces cut short by their values may need more units each to stay within kBlockWarps).
       const int want = std::min((cnt + segment_nnz - 1) / segment_nnz, kBlockWarps);
-      const int seg = round_chunk((cnt + want - 1) / want);
-      add_group(row0, b, e, seg, (cnt + seg - 1) / seg, -1);
-      ++st.grouped_windows;
-    } else {
-      // Split over blocks: kBlockWarps segments of segment_nnz per block, summed in the
-      // workspace. segment_nnz, not kSegmentNnz: such a window pays for the workspace anyway,
-      // and on a small matrix its warps would otherwise run the longest items of the launch.
-      const int split = static_cast<int>(split_rows.size());
-      split_rows.push_back(row0);
-      for (int gb = b; gb < e; gb += kBlockWarps * segment_nnz) {
-        const int ge = std::min(e, gb + kBlockWarps * segment_nnz);
-        add_group(row0, gb, ge, segment_nnz, (ge - gb + segment_nnz - 1) / segment_nnz, split);
+      auto p = pieces(b, e, round_chunk((cnt + want - 1) / want));
+      for (int seg = round_chunk((cnt + want - 1) / want); p.size() > kBlockWarps && seg < kSegmentNnz;)
+        p = pieces(b, e, seg += kChunkNnz);
+      if (p.size() <= kBlockWarps) {
+        add_group(row0, p, 0, p.size(), -1);
+        ++st.grouped_windows;
+        continue;
       }
     }
+    // Split over blocks: kBlockWarps pieces of segment_nnz per block, summed in the
+    // workspace. segment_nnz, not kSegmentNnz: such a window pays for the workspace anyway,
+    // and on a small matrix its warps would otherwise run the longest items of the launch.
+    const int split = static_cast<int>(split_rows.size());
+    split_rows.push_back(row0);
+    const auto p = pieces(b, e, segment_nnz);
+    for (std::size_t i = 0; i < p.size(); i += kBlockWarps) add_group(row0, p, i, std::min(p.size(), i + kBlockWarps), split);
   }
   close_block();
   st.blocks = static_cast<std::int64_t>(items.size() / kBlockWarps);
   st.split_windows = static_cast<std::int64_t>(split_rows.size());
-  st.chunk_fill = padded > 0 ? static_cast<double>(st.nnz) / padded : 1.0;
+  st.chunk_fill = padded > 0 ? static_cast<double>(st.shared_columns ? st.slots : st.nnz) / padded : 1.0;
   auto upload = [](const void* src, std::size_t bytes) -> std::shared_ptr<void> {
     if (bytes == 0) return nullptr;
     void* p = nullptr;
@@ -902,22 +1030,28 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
   plan->split_rows_ = upload(split_rows.data(), split_rows.size() * sizeof(int));
   plan->row_chunks_ = upload(chunks.data(), chunks.size() * sizeof(RowChunk));
   plan->chunked_rows_ = upload(chunked_rows.data(), chunked_rows.size() * sizeof(int));
+  plan->slot_cols_ = upload(slot_cols.data(), slot_cols.size() * sizeof(int));
+  plan->slot_rows_ = upload(slot_rows.data(), slot_rows.size());
+  plan->slot_value_begin_ = upload(slot_value_begin.data(), slot_value_begin.size() * sizeof(int));
+  plan->value_perm_ = upload(value_perm.data(), value_perm.size() * sizeof(int));
   return plan;
 }
 
 std::string TcaPlan::describe() const {
-  char buf[480];
+  char buf[600];
   std::snprintf(buf, sizeof(buf),
                 "TcaPlan{rows=%lld nnz=%lld windows=%lld work_items=%lld blocks=%lld grouped_windows=%lld "
                 "split_windows=%lld max_row_nnz=%lld mean_row_nnz=%.2f chunk_fill=%.3f segment_nnz=%d "
-                "max_item_nnz=%d sm_count=%d row_chunk_nnz=%d chunked_rows=%lld row_chunks=%lld}",
+                "max_item_nnz=%d sm_count=%d row_chunk_nnz=%d chunked_rows=%lld row_chunks=%lld "
+                "window_column_reuse=%.2f shared_columns=%d slots=%lld}",
                 static_cast<long long>(stats_.rows), static_cast<long long>(stats_.nnz),
                 static_cast<long long>(stats_.windows), static_cast<long long>(stats_.work_items),
                 static_cast<long long>(stats_.blocks), static_cast<long long>(stats_.grouped_windows),
                 static_cast<long long>(stats_.split_windows), static_cast<long long>(stats_.max_row_nnz),
                 stats_.mean_row_nnz, stats_.chunk_fill, stats_.segment_nnz, stats_.max_item_nnz,
                 stats_.sm_count, stats_.row_chunk_nnz, static_cast<long long>(stats_.chunked_rows),
-                static_cast<long long>(stats_.row_chunks));
+                static_cast<long long>(stats_.row_chunks), stats_.window_column_reuse,
+                stats_.shared_columns ? 1 : 0, static_cast<long long>(stats_.slots));
   return buf;
 }
 

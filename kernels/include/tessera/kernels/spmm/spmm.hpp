@@ -102,7 +102,7 @@ SpmmAlgorithm spmm_choose_algorithm(const Tensor<T, Enc, Space>& A, const BView&
   if constexpr (kernels::detail::has_tca_v<T, Space>) {
     if (A.extent(0) == 0 || C.extent(1) == 0) return SpmmAlgorithm::CudaCoreRowSplit;
     const auto& s = A.decompose();
-    const auto plan = kernels::cuda::TcaPlanCache::get(s.levels[1].pos, A.extent(0));
+    const auto plan = kernels::cuda::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0));
     const auto args = kernels::cuda::make_tca_args<T>(1.0, s.levels[1].pos, s.levels[1].crd, s.vals, B, 0.0, C,
                                                       A.extent(0), A.extent(1));
     return kernels::cuda::tca_choose(*plan, args, opts.allow_tf32) == kernels::cuda::TcaKernel::TensorCore
@@ -154,7 +154,7 @@ void spmm(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, 
     const std::string region = std::string("tessera::spmm[") + to_string(algorithm) + "]";
     Kokkos::Profiling::pushRegion(region);
     // Both kernels use the plan: the row split for its row chunks (long rows split over warps).
-    const auto plan = kc::TcaPlanCache::get(s.levels[1].pos, A.extent(0));
+    const auto plan = kc::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0));
     kc::spmm_tca(plan.get(), tc ? kc::TcaKernel::TensorCore : kc::TcaKernel::CudaCoreRowSplit, args,
                  space.cuda_stream());
     Kokkos::Profiling::popRegion();

@@ -35,7 +35,14 @@
 //     such a window is cut into items of the plan's segment size, like every other window.
 //     The segment size follows nnz and the multiprocessor count, so small matrices with
 //     long rows still fill the GPU.
-// The plan (per matrix, depends only on the row offsets and the device) holds the work items.
+//   * shared columns (the "compressed RHS buffer"): where the rows of a window use the same
+//     columns often enough (plans built with the column ids, window column reuse at least
+//     the plan's threshold), a window's K slots are its distinct columns instead of its
+//     nonzeros: each column's B row is gathered once per window and one MMA K slot carries
+//     all the window's values in that column (up to 8, one per window row, read through a
+//     per-slot row mask). Gathers and MMAs drop by the reuse (3.4x on bcsstk13).
+// The plan (per matrix, depends on the row offsets, the column ids where given, and the device)
+// holds the work items.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -85,10 +92,23 @@ struct TcaPlanStats {
   // pieces of at most that many, summed in a workspace.
   int row_chunk_nnz = 0;
   std::int64_t chunked_rows = 0, row_chunks = 0;
+  // Window column reuse: nnz / (sum over windows of their distinct columns); 0 where the plan
+  // was built without column ids. shared_columns: the tensor-core kernel's K slots are the
+  // windows' distinct columns (`slots` of them; work items then count slots, not nonzeros).
+  double window_column_reuse = 0;
+  bool shared_columns = false;
+  std::int64_t slots = 0;
 };
 
-// Per-matrix plan: kBlockWarps work items per block (int4 {first row, nnz begin, nnz end,
-// packed split id / group size / rank}) and the first row of each split window, in device memory.
+// Plans built with column ids share a window's columns when their reuse reaches this. Own
+// time on an H100 (N = 64-256, against the same kernel without): the matrices of ../shared/data
+// at 3.0-4.4 (BOYD1_A, bcsstk13, orani678, ex9, bcsstk16) ran 1.01-1.43x in TF32 and 0.85-1.28x
+// in fp16 (losses at N = 64); at 1.3-2.5 (graphs, bayer10, data, ex37) shared columns lost up
+// to 25 %: the row mask lookup per value and the value permutation cost more than they save.
+inline constexpr double kSharedColumnMinReuse = 3.0;
+
+// Per-matrix plan: kBlockWarps work items per block (int4 {first row, nnz begin, nnz end (slot
+// begin, end with shared columns), packed split id / group size / rank}) and the first row of each split window, in device memory.
 class TcaPlan {
  public:
   // pos_host: rows + 1 row offsets (host memory). segment_nnz: target nonzeros per work
@@ -98,8 +118,13 @@ class TcaPlan {
   // row_chunk_nnz: longest row the row split runs as one piece (>= 1); <= 0 (default) picks
   // it from nnz and the multiprocessor count (kRowChunkWarpsPerSm and the bounds above), and
   // cuts no row where none holds more than 2.5x the mean.
+  // crd_host (nnz column ids, host memory, optional): lets the plan share columns within
+  // windows where window_column_reuse >= shared_column_min_reuse (0 forces it on every matrix
+  // without duplicate entries in a row; a plan with shared columns depends on the column ids
+  // too, and is only valid for the pattern it was built from).
   static std::shared_ptr<const TcaPlan> build(const int* pos_host, std::int64_t rows, int segment_nnz = 0,
-                                              int row_chunk_nnz = 0);
+                                              int row_chunk_nnz = 0, const int* crd_host = nullptr,
+                                              double shared_column_min_reuse = kSharedColumnMinReuse);
 
   const TcaPlanStats& stats() const noexcept { return stats_; }
   const void* items() const noexcept { return items_.get(); }
@@ -107,11 +132,19 @@ class TcaPlan {
   // Row split: int4 {row, nnz begin, nnz end, chunked-row index} per chunk, and the chunked rows.
   const void* row_chunks() const noexcept { return row_chunks_.get(); }
   const int* chunked_row_ids() const noexcept { return static_cast<const int*>(chunked_rows_.get()); }
+  // Shared columns (null otherwise): per slot its column, the window rows holding it (bit r:
+  // row r of the window) and the index of its first value in value_perm (slots + 1 entries);
+  // value_perm lists the CSR value indices slot by slot, by row within a slot.
+  const int* slot_cols() const noexcept { return static_cast<const int*>(slot_cols_.get()); }
+  const unsigned char* slot_rows() const noexcept { return static_cast<const unsigned char*>(slot_rows_.get()); }
+  const int* slot_value_begin() const noexcept { return static_cast<const int*>(slot_value_begin_.get()); }
+  const int* value_perm() const noexcept { return static_cast<const int*>(value_perm_.get()); }
   std::string describe() const;
 
  private:
   TcaPlanStats stats_;
   std::shared_ptr<void> items_, split_rows_, row_chunks_, chunked_rows_;
+  std::shared_ptr<void> slot_cols_, slot_rows_, slot_value_begin_, value_perm_;
 };
 
 // Dense operand: element (i, j) at ptr[i*row_stride + j*col_stride].

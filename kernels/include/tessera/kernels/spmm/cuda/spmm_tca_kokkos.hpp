@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <type_traits>
+#include <utility>
 
 #include <Kokkos_Core.hpp>
 
@@ -25,27 +26,33 @@ constexpr TcaType tca_type_of() {
   else return TcaType::F16;  // Kokkos::Experimental::half_t stores a __half
 }
 
-// Plans keyed by the row-offset array they were built from. An entry holds a handle
-// to that array, so its address cannot be reused while the entry lives; entries whose
-// array nobody else holds any more are dropped on the next lookup, and all entries at
-// Kokkos::finalize. A plan depends only on the row offsets (not on values or N).
+// Plans keyed by the row-offset and column-id arrays they were built from. An entry holds
+// handles to both, so their addresses cannot be reused while the entry lives; entries whose
+// arrays nobody else holds any more are dropped on the next lookup, and all entries at
+// Kokkos::finalize. A plan depends on the sparsity pattern only (not on values or N): the
+// row offsets, and the column ids where windows share columns (TcaPlan::build).
 class TcaPlanCache {
  public:
-  template <class PosView>
-  static std::shared_ptr<const TcaPlan> get(const PosView& pos, std::int64_t rows) {
+  template <class PosView, class CrdView>
+  static std::shared_ptr<const TcaPlan> get(const PosView& pos, const CrdView& crd, std::int64_t rows) {
     static_assert(std::is_same_v<typename PosView::non_const_value_type, int>, "TCA plans need int row offsets");
+    static_assert(std::is_same_v<typename CrdView::non_const_value_type, int>, "TCA plans need int column ids");
     auto& self = instance();
     std::lock_guard<std::mutex> lock(self.mutex_);
     for (auto it = self.entries_.begin(); it != self.entries_.end();) {
-      if (it->second.pos.use_count() <= 1) it = self.entries_.erase(it);
+      if (it->second.pos.use_count() <= 1 || it->second.crd.use_count() <= 1) it = self.entries_.erase(it);
       else ++it;
     }
-    const void* key = pos.data();
+    const Key key{pos.data(), crd.data()};
     auto found = self.entries_.find(key);
-    if (found != self.entries_.end() && found->second.rows == rows && found->second.pos.extent(0) == pos.extent(0))
+    if (found != self.entries_.end() && found->second.rows == rows && found->second.pos.extent(0) == pos.extent(0) &&
+        found->second.crd.extent(0) == crd.extent(0))
       return found->second.plan;
-    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), pos);
-    Entry e{Kokkos::View<const int*, typename PosView::memory_space>(pos), rows, TcaPlan::build(host.data(), rows)};
+    auto pos_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), pos);
+    auto crd_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), crd);
+    Entry e{Kokkos::View<const int*, typename PosView::memory_space>(pos),
+            Kokkos::View<const int*, typename CrdView::memory_space>(crd), rows,
+            TcaPlan::build(pos_host.data(), rows, 0, 0, crd_host.data())};
     self.entries_[key] = e;
     return e.plan;
   }
@@ -56,8 +63,9 @@ class TcaPlanCache {
   }
 
  private:
+  using Key = std::pair<const void*, const void*>;
   struct Entry {
-    Kokkos::View<const int*, Kokkos::CudaSpace> pos;
+    Kokkos::View<const int*, Kokkos::CudaSpace> pos, crd;
     std::int64_t rows;
     std::shared_ptr<const TcaPlan> plan;
   };
@@ -73,7 +81,7 @@ class TcaPlanCache {
     return *cache;
   }
   std::mutex mutex_;
-  std::map<const void*, Entry> entries_;
+  std::map<Key, Entry> entries_;
 };
 
 template <class T, class PosView, class CrdView, class ValView, class BView, class CView>
