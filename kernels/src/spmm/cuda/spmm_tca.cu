@@ -175,9 +175,10 @@ struct TcTile {
 };
 
 // One warp's work: nonzeros [begin, end) (at most kSegmentNnz), or with shared columns the
-// slots [begin, end) (at most kSegmentNnz values), of the window starting at row0. meta packs the split id (window split across blocks, -1 if not), the size of the
-// group of consecutive warps of this block that share the window (0: idle slot) and
-// this warp's rank in it.
+// slots [begin, end) (at most kSegmentNnz values), of the window starting at row0. meta
+// packs the split id (window split across blocks, -1 if not), the size of the group of
+// consecutive warps of this block that share the window (0: idle slot) and this warp's rank
+// in it.
 struct alignas(16) WorkItem {
   int row0, begin, end, meta;
 };
@@ -243,7 +244,7 @@ __global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T),
     // This thread's MMA-B column is window row g: the nonzeros [lo, hi) (item-relative) are
     // its. Loaded first, so their latency overlaps the staging loads below. With shared
     // columns the values [vb, vb + nv) of value_perm are the item's.
-    int lo = cnt, hi = cnt, vb = 0, nv = cnt;
+    int lo = cnt, hi = cnt, vb = 0, nv = 0;
     if constexpr (SHARED) {
       vb = __ldg(shared.value_begin + it.begin);
       nv = __ldg(shared.value_begin + it.end) - vb;

@@ -93,7 +93,7 @@ struct TcaPlanStats {
   int row_chunk_nnz = 0;
   std::int64_t chunked_rows = 0, row_chunks = 0;
   // Window column reuse: nnz / (sum over windows of their distinct columns); 0 where the plan
-  // was built without column ids. shared_columns: the tensor-core kernel's K slots are the
+  // was built without column ids or a row holds a column twice. shared_columns: the tensor-core kernel's K slots are the
   // windows' distinct columns (`slots` of them; work items then count slots, not nonzeros).
   double window_column_reuse = 0;
   bool shared_columns = false;
@@ -103,8 +103,9 @@ struct TcaPlanStats {
 // Plans built with column ids share a window's columns when their reuse reaches this. Own
 // time on an H100 (N = 64-256, against the same kernel without): the matrices of ../shared/data
 // at 3.0-4.4 (BOYD1_A, bcsstk13, orani678, ex9, bcsstk16) ran 1.01-1.43x in TF32 and 0.85-1.28x
-// in fp16 (losses at N = 64); at 1.3-2.5 (graphs, bayer10, data, ex37) shared columns lost up
-// to 25 %: the row mask lookup per value and the value permutation cost more than they save.
+// in fp16 (losses at N = 64); at 2.1-2.7 TF32 gains and losses mixed and fp16 mostly lost, and at
+// 1.3-1.8 (graphs, meshes) both lost, fp16 up to 37 %: the row mask lookup per value and the
+// value permutation cost more than the removed gathers save.
 inline constexpr double kSharedColumnMinReuse = 3.0;
 
 // Per-matrix plan: kBlockWarps work items per block (int4 {first row, nnz begin, nnz end (slot
