@@ -4,6 +4,12 @@
 // precision before the reference sees them, so the bounds measure accumulation and
 // output rounding: fp16 output rounds at 2^-11 relative; TF32 products carry the values
 // rounded (2^-11) and B truncated (2^-10) by the tensor core.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
 
@@ -96,20 +102,26 @@ TEST(SpmmTca, AutoTf32PicksCudaCoresForEvenOrLongRows) {
                                                        kTf32Tolerance);
 }
 
-// The row split cuts rows longer than the plan's row chunk into pieces run by separate warps
-// and summed in a workspace: a power-law matrix (a few rows of thousands of nonzeros, many
-// short ones), every element size, beta = 0 and not, and N across the lane-group widths.
-TEST(SpmmTca, CudaCoreRowSplitChunksLongRows) {
-  const SpmmOptions rs{SpmmAlgorithm::CudaCoreRowSplit};
+// 3000 x 5000: rows 7, 507, ..., 2507 hold 4000 nonzeros or more, the others 0-2.
+tessera::HostCoo<double> few_long_rows() {
   tessera::HostCoo<double> coo;
   coo.shape = {3000, 5000};
   for (std::int64_t i = 0; i < coo.shape[0]; ++i) {
-    const std::int64_t len = i % 500 == 7 ? 4000 + i : i % 3;  // rows 7, 507, ...: chunked
+    const std::int64_t len = i % 500 == 7 ? 4000 + i : i % 3;
     for (std::int64_t j = 0; j < len; ++j) {
       coo.coords.insert(coo.coords.end(), {i, (i * 31 + j * 7) % coo.shape[1]});
       coo.values.push_back(0.25 + 0.001 * static_cast<double>((i + 3 * j) % 700));
     }
   }
+  return coo;
+}
+
+// The row split cuts rows longer than the plan's row chunk into pieces run by separate warps
+// and summed in a workspace: a power-law matrix (a few rows of thousands of nonzeros, many
+// short ones), every element size, beta = 0 and not, and N across the lane-group widths.
+TEST(SpmmTca, CudaCoreRowSplitChunksLongRows) {
+  const SpmmOptions rs{SpmmAlgorithm::CudaCoreRowSplit};
+  const auto coo = few_long_rows();
   // The automatic plan does cut this matrix's long rows (several chunks each).
   const auto A = tessera::from_coo<double, tessera::CSR, Kokkos::Cuda>(coo);
   const auto& s = A.decompose();
@@ -120,6 +132,44 @@ TEST(SpmmTca, CudaCoreRowSplitChunksLongRows) {
     check_spmm<double, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 1.0, 0.0, 21, "power_law_rows", rs);
     check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, -2.0, 0.5, 22, "power_law_rows", rs);
     check_spmm<Half, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 1.0, 0.0, 23, "power_law_rows", rs, kHalfTolerance);
+  }
+}
+
+// Windows split across blocks and chunked rows leave one partial sum per block or chunk in the
+// workspace, which the finalize kernel adds in a fixed order: repeated calls give the same
+// bits on the tensor cores and on the row split (atomics into one sum per window or row, as
+// before, added the parts in whatever order the blocks finished).
+TEST(SpmmTca, SplitWindowsAndChunkedRowsAreReproducible) {
+  const auto coo = few_long_rows();
+  const auto A = tessera::from_coo<float, tessera::CSR, Kokkos::Cuda>(coo);
+  const auto& s = A.decompose();
+  const auto plan = tessera::kernels::cuda::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0));
+  EXPECT_GT(plan->stats().split_windows, 0) << plan->describe();
+  EXPECT_GT(plan->stats().split_parts, plan->stats().split_windows);
+  EXPECT_GT(plan->stats().row_chunks, plan->stats().chunked_rows);
+  const std::int64_t n = 64;
+  Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::CudaSpace> B("B", coo.shape[1], n), C("C", coo.shape[0], n);
+  const auto b = tessera_test::random_vector(coo.shape[1] * n, 41);
+  auto Bh = Kokkos::create_mirror_view(B);
+  for (std::int64_t r = 0; r < coo.shape[1]; ++r)
+    for (std::int64_t j = 0; j < n; ++j) Bh(r, j) = static_cast<float>(b[r * n + j]);
+  Kokkos::deep_copy(B, Bh);
+  for (const SpmmOptions& opts :
+       {SpmmOptions{SpmmAlgorithm::TensorCore, /*allow_tf32=*/true}, SpmmOptions{SpmmAlgorithm::CudaCoreRowSplit}}) {
+    std::vector<float> first;
+    for (int run = 0; run < 4; ++run) {
+      Kokkos::deep_copy(C, std::numeric_limits<float>::quiet_NaN());
+      tessera::spmm(1.0f, A, B, 0.0f, C, opts);
+      const auto Ch = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C);
+      const std::vector<float> got(Ch.data(), Ch.data() + Ch.size());
+      if (run == 0) {
+        first = got;
+        EXPECT_TRUE(std::none_of(got.begin(), got.end(), [](float x) { return std::isnan(x); }));
+      } else {
+        EXPECT_EQ(0, std::memcmp(first.data(), got.data(), got.size() * sizeof(float)))
+            << "run " << run << " of " << tessera::to_string(opts.algorithm);
+      }
+    }
   }
 }
 

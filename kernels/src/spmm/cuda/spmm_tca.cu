@@ -176,17 +176,53 @@ struct TcTile {
 
 // One warp's work: nonzeros [begin, end) (at most kSegmentNnz), or with shared columns the
 // slots [begin, end) (at most kSegmentNnz values), of the window starting at row0. meta
-// packs the split id (window split across blocks, -1 if not), the size of the group of
-// consecutive warps of this block that share the window (0: idle slot) and this warp's rank
-// in it.
+// packs the part id (the workspace tile of a window split across blocks, one per block of
+// it; -1 if not split), the size of the group of consecutive warps of this block that share
+// the window (0: idle slot) and this warp's rank in it.
 struct alignas(16) WorkItem {
   int row0, begin, end, meta;
 };
 static_assert(kBlockWarps <= 4, "rank takes 2 bits");
-constexpr int item_meta(int split, int group, int rank) { return ((split + 1) << 5) | (group << 2) | rank; }
+constexpr int item_meta(int part, int group, int rank) { return ((part + 1) << 5) | (group << 2) | rank; }
 __host__ __device__ constexpr int item_rank(int meta) { return meta & 3; }
 __host__ __device__ constexpr int item_group(int meta) { return (meta >> 2) & 7; }
-__host__ __device__ constexpr int item_split(int meta) { return (meta >> 5) - 1; }
+__host__ __device__ constexpr int item_part(int meta) { return (meta >> 5) - 1; }
+constexpr long long kMaxParts = (1LL << 26) - 1;  // what meta's part field holds
+
+// One warp's share of the finalize kernel: C row split_row of the splits (split *
+// rows_per_split + row within the split), the parts rank, rank + group, ... of it (group:
+// consecutive warps of one block; 0: idle slot).
+struct FinalizeSlot {
+  int split_row;
+  short group, rank;
+};
+constexpr int kFinalizeBlockWarps = 32;
+// Warps per split row: enough that none adds more than this many parts, at most a block's.
+// The parts per split vary from 2 to hundreds (BOYD1_A's dense row: 570 parts of one window);
+// one thread per C element adding them all took longer than the SpMM there, and a fixed 32
+// warps per element slowed matrices of many chunked rows of a few parts (amazon_photo TF32
+// N = 256 0.57x own time).
+constexpr int kFinalizePartsPerWarp = 8;
+
+// Finalize slots of splits with parts [part_begin[s], part_begin[s + 1]) and rows_per_split C
+// rows from first_rows[s] (those below `rows`): groups of a power of two warps, the largest
+// first, so no group straddles a block; padded to whole blocks.
+std::vector<FinalizeSlot> finalize_slots(const std::vector<int>& part_begin, const std::vector<int>& first_rows,
+                                         int rows_per_split, std::int64_t rows) {
+  std::vector<std::pair<int, int>> groups;  // (warps, split row)
+  for (std::size_t s = 0; s + 1 < part_begin.size(); ++s) {
+    int warps = 1;
+    while (warps < kFinalizeBlockWarps && warps * kFinalizePartsPerWarp < part_begin[s + 1] - part_begin[s]) warps *= 2;
+    for (int r = 0; r < rows_per_split && first_rows[s] + r < rows; ++r)
+      groups.emplace_back(warps, static_cast<int>(s) * rows_per_split + r);
+  }
+  std::stable_sort(groups.begin(), groups.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  std::vector<FinalizeSlot> slots;
+  for (const auto& [warps, split_row] : groups)
+    for (int k = 0; k < warps; ++k) slots.push_back({split_row, static_cast<short>(warps), static_cast<short>(k)});
+  slots.resize((slots.size() + kFinalizeBlockWarps - 1) / kFinalizeBlockWarps * kFinalizeBlockWarps, FinalizeSlot{0, 0, 0});
+  return slots;
+}
 
 // The minimum blocks per SM keep the register counts the kernels had before the vectorised
 // epilogue (fp16/bf16 56 at BN = 64, 48 at BN = 32; TF32 at most 64): without them ptxas
@@ -221,7 +257,7 @@ __global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T),
                            const int* __restrict__ crd, const T* __restrict__ vals, SharedColumns shared,
                            const T* __restrict__ B, unsigned ldb_bytes, T* __restrict__ C, long long ldc_row,
                            long long ldc_col, int rows, int n, int n_load, float alpha, float beta,
-                           float* __restrict__ ws, bool c_vec) {
+                           float* __restrict__ ws, int ws_ld, bool c_vec) {
   allow_dependent_grid_launch();  // the finalize kernel, if any (launch_finalize)
   using Tile = TcTile<T, BN, CAP, SHARED>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -440,7 +476,7 @@ __global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T),
   // lane ...), coalesced along rows: one 16-byte shared-memory read per tile and, where C's
   // rows are contiguous and aligned (c_vec), one 8- or 16-byte store. Element by element, this
   // loop was about a fifth of the kernel's instructions on matrices of short work items.
-  const int rank = item_rank(it.meta), split = item_split(it.meta);
+  const int rank = item_rank(it.meta), part = item_part(it.meta);
   const unsigned char* group_smem = smem_raw + (warp - rank) * Tile::kWarpSmemBytes;
   constexpr int kQuadsPerRow = BN / 4;
   static_assert(Tile::kOutStride % 4 == 0, "16-byte aligned output rows");
@@ -455,9 +491,9 @@ __global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T),
       v[0] += o.x, v[1] += o.y, v[2] += o.z, v[3] += o.w;
     }
     const int cols = min(4, n - col);
-    if (split >= 0) {
-      float* dst = ws + (static_cast<long long>(split) * kWindowRows + r) * n + col;
-      for (int q = 0; q < cols; ++q) atomicAdd(dst + q, v[q]);
+    if (part >= 0) {  // this block's part of a split window; ws rows hold whole quads (ws_ld)
+      *reinterpret_cast<float4*>(ws + (static_cast<long long>(part) * kWindowRows + r) * ws_ld + col) =
+          make_float4(v[0], v[1], v[2], v[3]);
       continue;
     }
     T* out = C + row * ldc_row + col * ldc_col;
@@ -479,25 +515,42 @@ __global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T),
   }
 }
 
-// C rows of split windows (rows_per_split = kWindowRows) or split rows (1) = alpha * ws + beta * C;
-// ws holds rows_per_split rows of ws_ld (>= n) per split.
+// C rows of split windows (rows_per_split = kWindowRows) or split rows (1) = alpha * (sum of
+// their parts in ws) + beta * C. Split s starts at C row split_rows[s] and has the parts
+// [part_begin[s], part_begin[s + 1]); part p is ws rows [p * rows_per_split, (p + 1) *
+// rows_per_split) of ws_ld (>= n). Each warp of a block takes one FinalizeSlot: 32 columns
+// (blockIdx.y) of one C row, or its share of the parts of them when the slot's group has
+// several warps (TcaPlan::build sizes groups by parts); the group's first warp adds the
+// group's sums in order. The order of the additions depends on the plan only, not on which
+// part finished first: repeated calls give the same bits.
 template <class T, class W>
-__global__ void tca_finalize_kernel(const int* __restrict__ split_rows, long long n_split, int rows_per_split,
-                                    const W* __restrict__ ws, long long ws_ld, T* __restrict__ C, long long ldc_row,
-                                    long long ldc_col, int rows, int n, W alpha, W beta) {
-  wait_for_prerequisite_grid();  // the sums in ws are complete
-  const long long total = n_split * rows_per_split * n;
-  for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;
-       idx += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const long long ws_row = idx / n;  // split * rows_per_split + r
-    const int r = static_cast<int>(ws_row % rows_per_split), col = static_cast<int>(idx % n);
-    const int row = split_rows[ws_row / rows_per_split] + r;
-    if (row >= rows) continue;
-    T* out = C + row * ldc_row + col * ldc_col;
-    W y = alpha * ws[ws_row * ws_ld + col];
-    if (beta != W(0)) y += beta * Elem<T>::to_acc(*out);
-    *out = Elem<T>::from_acc(y);
+__global__ void __launch_bounds__(kFinalizeBlockWarps * 32)
+    tca_finalize_kernel(const FinalizeSlot* __restrict__ slots, const int* __restrict__ split_rows,
+                        const int* __restrict__ part_begin, int rows_per_split, const W* __restrict__ ws,
+                        long long ws_ld, T* __restrict__ C, long long ldc_row, long long ldc_col, int rows, int n,
+                        W alpha, W beta) {
+  __shared__ W warp_sums[kFinalizeBlockWarps][32];
+  wait_for_prerequisite_grid();  // the parts in ws are complete
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const FinalizeSlot slot = slots[blockIdx.x * kFinalizeBlockWarps + warp];
+  const int split = slot.split_row / rows_per_split, r = slot.split_row % rows_per_split;
+  const int col = blockIdx.y * 32 + lane;
+  W sum = W(0);
+  if (slot.group > 0 && col < n) {
+    const W* part_row = ws + r * ws_ld + col;
+#pragma unroll 4
+    for (int p = part_begin[split] + slot.rank; p < part_begin[split + 1]; p += slot.group)
+      sum += part_row[static_cast<long long>(p) * rows_per_split * ws_ld];
   }
+  warp_sums[warp][lane] = sum;
+  __syncthreads();
+  if (slot.group == 0 || slot.rank != 0 || col >= n) return;
+  W y = W(0);
+  for (int w = warp; w < warp + slot.group; ++w) y += warp_sums[w][lane];
+  T* out = C + (split_rows[split] + r) * ldc_row + col * ldc_col;
+  y *= alpha;
+  if (beta != W(0)) y += beta * Elem<T>::to_acc(*out);
+  *out = Elem<T>::from_acc(y);
 }
 
 // B (any strides) -> row-major Bp with ld = n_pad (multiple of 16 bytes), zero padding.
@@ -571,31 +624,11 @@ std::size_t packed_b_count(const TcaArgs& a) {
   return tca_b_in_place(a) ? 0 : static_cast<std::size_t>(a.cols) * static_cast<std::size_t>((a.n + vec - 1) / vec * vec);
 }
 
-// A piece of a long row for the vectorised row split: nonzeros [begin, end) of `row`,
-// whose sum goes to workspace row `split`.
+// A piece of a long row for the vectorised row split: nonzeros [begin, end) of `row`. Chunk
+// i's sum goes to workspace row i.
 struct alignas(16) RowChunk {
-  int row, begin, end, split;
+  int row, begin, end;
 };
-
-// dst[0..V) += v with V / 4 vector atomics where the type and architecture have them (fp32 on
-// sm_90: one red.global.add.v4.f32 per 4 columns), element atomics otherwise. dst is
-// aligned to V elements.
-template <int V, class Acc>
-__device__ __forceinline__ void atomic_add_vec(Acc* dst, const Acc (&v)[V]) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  constexpr bool kVector = std::is_same_v<Acc, float> && V % 4 == 0;
-#else
-  constexpr bool kVector = false;
-#endif
-  if constexpr (kVector) {
-#pragma unroll
-    for (int e = 0; e < V; e += 4)
-      atomicAdd(reinterpret_cast<float4*>(dst + e), make_float4(v[e], v[e + 1], v[e + 2], v[e + 3]));
-  } else {
-#pragma unroll
-    for (int e = 0; e < V; ++e) atomicAdd(dst + e, v[e]);
-  }
-}
 
 // ---------------------------------------------------------------------------------
 // CUDA-core row split. B is row-major with 16-byte aligned rows (read in place, or packed so
@@ -606,8 +639,8 @@ __device__ __forceinline__ void atomic_add_vec(Acc* dst, const Acc (&v)[V]) {
 // at one wavefront per 128 bytes: half of what the tensor-core kernels spend (a copy into
 // shared memory and a read back), which is what bounds them on long rows in fp32.
 // Work items per column tile: the plan's row chunks (pieces of at most chunk_limit nonzeros
-// of the rows longer than that; their sums go to ws with atomics and tca_finalize_kernel
-// writes those rows), then one per row; a warp whose row was chunked has nothing to do. So
+// of the rows longer than that; chunk i stores its sum in ws row i and tca_finalize_kernel
+// adds them up into C), then one per row; a warp whose row was chunked has nothing to do. So
 // no warp runs much more than chunk_limit nonzeros, however uneven the rows, and the long
 // chunks start first. ws rows are ws_ld (a multiple of kVec) wide.
 // U gathers of one lane group are in flight at once (the unroll of the gather loop): 4 in
@@ -635,10 +668,10 @@ __global__ void __launch_bounds__(256, U == 8 ? 5 : 6)
   // Consecutive warps take consecutive items (rows) of one column tile: neighbouring rows
   // often share columns, and their warps then meet the same B rows in L1.
   const int item = static_cast<int>(gw % items), col = static_cast<int>(gw / items) * L * kVec + col_lane * kVec;
-  int row, begin, end, split = -1;
+  int row, begin, end;
   if (item < n_chunks) {
     const RowChunk c = chunks[item];
-    row = c.row, begin = c.begin, end = c.end, split = c.split;
+    row = c.row, begin = c.begin, end = c.end;
   } else {
     row = item - n_chunks, begin = __ldg(pos + row), end = __ldg(pos + row + 1);
     if (end - begin > chunk_limit) return;  // the row's chunks do it
@@ -676,8 +709,14 @@ __global__ void __launch_bounds__(256, U == 8 ? 5 : 6)
 #pragma unroll
     for (int e = 0; e < kVec; ++e) acc[e] += __shfl_xor_sync(0xffffffffu, acc[e], off);
   if (sub != 0 || !active) return;
-  if (split >= 0) {
-    atomic_add_vec<kVec>(ws + split * ws_ld + col, acc);
+  if (item < n_chunks) {  // one vector store; ws rows are ws_ld (a multiple of kVec) wide
+    struct alignas(sizeof(Acc) * kVec) AccVec {
+      Acc e[kVec];
+    };
+    AccVec y;
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) y.e[e] = acc[e];
+    *reinterpret_cast<AccVec*>(ws + item * ws_ld + col) = y;
     return;
   }
   T* out = C + row * ldc_row + col * ldc_col;
@@ -715,23 +754,25 @@ bool programmatic_launches() {
   return major >= 9;
 }
 
-// C rows of the split windows or rows = alpha * (their sums in ws, rows of ws_ld) + beta * C.
+// C rows of the split windows or rows = alpha * (the sums of their parts in ws, rows of ws_ld) + beta * C,
+// blocks of kFinalizeBlockWarps slots (TcaPlan::build) times 32-column tiles.
 // Launched as the SpMM kernel's programmatic dependent: its blocks are scheduled while the
 // SpMM drains and wait for it there, instead of after a kernel-to-kernel gap.
 template <class T, class W>
-void launch_finalize(const int* split_rows, long long n_split, int rows_per_split, const W* ws, long long ws_ld,
-                     const TcaArgs& a, cudaStream_t stream) {
-  const long long total = n_split * rows_per_split * a.n;
+void launch_finalize(const void* slots, long long blocks, const int* split_rows, const int* part_begin,
+                     int rows_per_split, const W* ws, long long ws_ld, const TcaArgs& a, cudaStream_t stream) {
+  if (blocks > 0x7fffffffLL || (a.n + 31) / 32 > 65535) throw Error("spmm_tca: too many split rows or columns");
   launch_kernel_after(programmatic_launches(), tca_finalize_kernel<T, W>,
-                      dim3(static_cast<unsigned>(std::min<long long>((total + 255) / 256, 65535))), dim3(256), 0, stream,
-                      split_rows, n_split, rows_per_split, ws, ws_ld, static_cast<T*>(a.C), a.c_row_stride,
-                      a.c_col_stride, static_cast<int>(a.rows), static_cast<int>(a.n), static_cast<W>(a.alpha),
+                      dim3(static_cast<unsigned>(blocks), static_cast<unsigned>((a.n + 31) / 32)),
+                      dim3(kFinalizeBlockWarps * 32), 0, stream, static_cast<const FinalizeSlot*>(slots), split_rows,
+                      part_begin, rows_per_split, ws, ws_ld, static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride,
+                      static_cast<int>(a.rows), static_cast<int>(a.n), static_cast<W>(a.alpha),
                       static_cast<W>(a.beta));
 }
 
 template <class T, int BN, int CAP, bool SHARED>
 void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long long ldb, int n_load,
-                        float* ws, cudaStream_t stream) {
+                        float* ws, int ws_ld, cudaStream_t stream) {
   using Tile = TcTile<T, BN, CAP, SHARED>;
   const int smem = kBlockWarps * Tile::kWarpSmemBytes;
   static bool configured = false;  // per instantiation; the attribute is per function and device-wide
@@ -754,7 +795,7 @@ void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long 
       static_cast<const WorkItem*>(plan.items()), a.pos, a.crd, static_cast<const T*>(a.vals), shared, B,
       static_cast<unsigned>(ldb * static_cast<long long>(sizeof(T))),
       static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride, static_cast<int>(a.rows), static_cast<int>(a.n), n_load,
-      static_cast<float>(a.alpha), static_cast<float>(a.beta), ws, c_vec);
+      static_cast<float>(a.alpha), static_cast<float>(a.beta), ws, ws_ld, c_vec);
   TESSERA_CUDA_CHECK_LAUNCH("tca_tensor_core_kernel");
 }
 
@@ -766,17 +807,21 @@ void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream)
   long long ldb = 0;
   int n_load = 0;
   const T* B = row_major_b(a, packed, ldb, n_load, stream);
-  const std::size_t ws_count = static_cast<std::size_t>(st.split_windows) * kWindowRows * a.n;
+  // Every part of a split window stores its whole tile and the finalize kernel adds the parts,
+  // so the workspace needs no zeroing: the cudaMemsetAsync that atomics into one tile per
+  // window needed cost 5-15 % of a call on matrices with split windows (H100, r05 / mbeacxc /
+  // hangGlider_3, N = 64-256).
+  const int ws_ld = static_cast<int>((a.n + 3) / 4 * 4);  // whole quads (the epilogue's float4 stores)
+  const std::size_t ws_count = static_cast<std::size_t>(st.split_parts) * kWindowRows * ws_ld;
   DeviceBuffer<float> ws(ws_count, stream, ws_count ? workspace_pool() : nullptr);
-  if (ws_count) TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, ws_count * sizeof(float), stream));
   const bool short_items = st.max_item_nnz <= kShortItemNnz;
   const bool medium_items = st.max_item_nnz <= kMediumItemNnz;
   auto launch_shared = [&](auto bn, auto shared) {
     constexpr int BN = decltype(bn)::value;
     constexpr bool S = decltype(shared)::value;
-    if (short_items) launch_tensor_core<T, BN, kShortItemNnz, S>(plan, a, B, ldb, n_load, ws.ptr, stream);
-    else if (medium_items) launch_tensor_core<T, BN, kMediumItemNnz, S>(plan, a, B, ldb, n_load, ws.ptr, stream);
-    else launch_tensor_core<T, BN, kSegmentNnz, S>(plan, a, B, ldb, n_load, ws.ptr, stream);
+    if (short_items) launch_tensor_core<T, BN, kShortItemNnz, S>(plan, a, B, ldb, n_load, ws.ptr, ws_ld, stream);
+    else if (medium_items) launch_tensor_core<T, BN, kMediumItemNnz, S>(plan, a, B, ldb, n_load, ws.ptr, ws_ld, stream);
+    else launch_tensor_core<T, BN, kSegmentNnz, S>(plan, a, B, ldb, n_load, ws.ptr, ws_ld, stream);
   };
   auto launch = [&](auto bn) {
     if (st.shared_columns) launch_shared(bn, std::true_type{});
@@ -797,7 +842,9 @@ void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream)
     if (long_items && a.n > 32 && fills_gpu(64)) launch(std::integral_constant<int, 64>{});
     else launch(std::integral_constant<int, 32>{});
   }
-  if (ws_count) launch_finalize<T, float>(plan.split_rows(), st.split_windows, kWindowRows, ws.ptr, a.n, a, stream);
+  if (ws_count)
+    launch_finalize<T, float>(plan.split_finalize_slots(), st.split_finalize_blocks, plan.split_rows(),
+                              plan.split_part_begin(), kWindowRows, ws.ptr, ws_ld, a, stream);
 }
 
 // fp32 row-split plans whose rows average at least this many nonzeros keep 8 gathers per
@@ -823,9 +870,9 @@ void run_row_split(const TcaPlan* plan, const TcaArgs& a, cudaStream_t stream) {
   const long long n_chunks = plan ? plan->stats().row_chunks : 0;
   const long long chunked_rows = plan ? plan->stats().chunked_rows : 0;
   const int chunk_limit = plan && chunked_rows ? plan->stats().row_chunk_nnz : 0x7fffffff;
-  const std::size_t ws_count = static_cast<std::size_t>(chunked_rows * n_load);
+  // One workspace row per chunk, each written whole (no zeroing; see run_tensor_core).
+  const std::size_t ws_count = static_cast<std::size_t>(n_chunks * n_load);
   DeviceBuffer<Acc> ws(ws_count, stream, ws_count ? workspace_pool() : nullptr);
-  if (ws_count) TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, ws_count * sizeof(Acc), stream));
   auto launch = [&](auto lanes, auto unroll) {
     constexpr int L = decltype(lanes)::value, U = decltype(unroll)::value;
     const long long warps = (a.rows + n_chunks) * ((a.n + L * kVec - 1) / (L * kVec));
@@ -850,7 +897,9 @@ void run_row_split(const TcaPlan* plan, const TcaArgs& a, cudaStream_t stream) {
   } else {
     launch_lanes(std::integral_constant<int, 4>{});
   }
-  if (ws_count) launch_finalize<T, Acc>(plan->chunked_row_ids(), chunked_rows, 1, ws.ptr, n_load, a, stream);
+  if (ws_count)
+    launch_finalize<T, Acc>(plan->chunk_finalize_slots(), plan->stats().chunk_finalize_blocks, plan->chunked_row_ids(),
+                            plan->chunked_row_first_chunk(), 1, ws.ptr, n_load, a, stream);
 }
 
 }  // namespace
@@ -935,16 +984,16 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
   }
   st.row_chunk_nnz = row_chunk_nnz;
   std::vector<RowChunk> chunks;
-  std::vector<int> chunked_rows;
+  std::vector<int> chunked_rows, chunked_row_first_chunk;
   for (std::int64_t r = 0; r < rows; ++r) {
     const int b = pos_host[r], e = pos_host[r + 1];
     if (e - b <= row_chunk_nnz) continue;
-    const int split = static_cast<int>(chunked_rows.size());
     chunked_rows.push_back(static_cast<int>(r));
+    chunked_row_first_chunk.push_back(static_cast<int>(chunks.size()));
     for (long long cb = b; cb < e; cb += row_chunk_nnz)  // 64-bit: cb + row_chunk_nnz may pass INT_MAX
-      chunks.push_back({static_cast<int>(r), static_cast<int>(cb), static_cast<int>(std::min<long long>(e, cb + row_chunk_nnz)),
-                        split});
+      chunks.push_back({static_cast<int>(r), static_cast<int>(cb), static_cast<int>(std::min<long long>(e, cb + row_chunk_nnz))});
   }
+  chunked_row_first_chunk.push_back(static_cast<int>(chunks.size()));
   st.chunked_rows = static_cast<std::int64_t>(chunked_rows.size());
   st.row_chunks = static_cast<std::int64_t>(chunks.size());
 
@@ -964,20 +1013,21 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
     return out;
   };
   std::vector<WorkItem> items;  // kBlockWarps slots per block
-  std::vector<int> split_rows;
+  std::vector<int> split_rows, split_part_begin;
   long long padded = 0;
   auto open_slots = [&] { return static_cast<int>(kBlockWarps - items.size() % kBlockWarps); };
   auto close_block = [&] {
     while (items.size() % kBlockWarps != 0) items.push_back({0, 0, 0, item_meta(-1, 0, 0)});
   };
-  // The pieces [first, last) of p as one group of consecutive warps of one block.
+  // The pieces [first, last) of p as one group of consecutive warps of one block (part: its
+  // workspace tile if the window is split across blocks, else -1).
   auto add_group = [&](int r0, const std::vector<std::pair<int, int>>& p, std::size_t first, std::size_t last,
-                       int split) {
+                       int part) {
     const int group = static_cast<int>(last - first);
     if (open_slots() < group) close_block();
     for (std::size_t i = first; i < last; ++i) {
       const auto [ub, ue] = p[i];
-      items.push_back({r0, ub, ue, item_meta(split, group, static_cast<int>(i - first))});
+      items.push_back({r0, ub, ue, item_meta(part, group, static_cast<int>(i - first))});
       padded += (ue - ub + kChunkNnz - 1) / kChunkNnz * kChunkNnz;
       ++st.work_items;
       st.max_item_nnz = std::max(st.max_item_nnz, value_at(ue) - value_at(ub));
@@ -1007,15 +1057,24 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
         continue;
       }
     }
-    // Split over blocks: kBlockWarps pieces of segment_nnz per block, summed in the
-    // workspace. segment_nnz, not kSegmentNnz: such a window pays for the workspace anyway,
-    // and on a small matrix its warps would otherwise run the longest items of the launch.
-    const int split = static_cast<int>(split_rows.size());
+    // Split over blocks: kBlockWarps pieces of segment_nnz per block, each block's sum a part
+    // in the workspace. segment_nnz, not kSegmentNnz: such a window pays for the workspace
+    // anyway, and on a small matrix its warps would otherwise run the longest items of the launch.
     split_rows.push_back(row0);
+    split_part_begin.push_back(static_cast<int>(st.split_parts));
     const auto p = pieces(b, e, segment_nnz);
-    for (std::size_t i = 0; i < p.size(); i += kBlockWarps) add_group(row0, p, i, std::min(p.size(), i + kBlockWarps), split);
+    for (std::size_t i = 0; i < p.size(); i += kBlockWarps, ++st.split_parts) {
+      if (st.split_parts >= kMaxParts) throw Error("TcaPlan: too many split windows");
+      add_group(row0, p, i, std::min(p.size(), i + kBlockWarps), static_cast<int>(st.split_parts));
+    }
   }
+  split_part_begin.push_back(static_cast<int>(st.split_parts));
+  if (static_cast<long long>(split_rows.size()) * kWindowRows > 0x7fffffffLL) throw Error("TcaPlan: too many split windows");
   close_block();
+  const auto split_slots = finalize_slots(split_part_begin, split_rows, kWindowRows, rows);
+  const auto chunk_slots = finalize_slots(chunked_row_first_chunk, chunked_rows, 1, rows);
+  st.split_finalize_blocks = static_cast<std::int64_t>(split_slots.size() / kFinalizeBlockWarps);
+  st.chunk_finalize_blocks = static_cast<std::int64_t>(chunk_slots.size() / kFinalizeBlockWarps);
   st.blocks = static_cast<std::int64_t>(items.size() / kBlockWarps);
   st.split_windows = static_cast<std::int64_t>(split_rows.size());
   st.chunk_fill = padded > 0 ? static_cast<double>(st.shared_columns ? st.slots : st.nnz) / padded : 1.0;
@@ -1029,8 +1088,13 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
   };
   plan->items_ = upload(items.data(), items.size() * sizeof(WorkItem));
   plan->split_rows_ = upload(split_rows.data(), split_rows.size() * sizeof(int));
+  plan->split_part_begin_ = upload(split_part_begin.data(), split_part_begin.size() * sizeof(int));
+  plan->split_finalize_slots_ = upload(split_slots.data(), split_slots.size() * sizeof(FinalizeSlot));
+  plan->chunk_finalize_slots_ = upload(chunk_slots.data(), chunk_slots.size() * sizeof(FinalizeSlot));
   plan->row_chunks_ = upload(chunks.data(), chunks.size() * sizeof(RowChunk));
   plan->chunked_rows_ = upload(chunked_rows.data(), chunked_rows.size() * sizeof(int));
+  plan->chunked_row_first_chunk_ =
+      upload(chunked_row_first_chunk.data(), chunked_row_first_chunk.size() * sizeof(int));
   plan->slot_cols_ = upload(slot_cols.data(), slot_cols.size() * sizeof(int));
   plan->slot_rows_ = upload(slot_rows.data(), slot_rows.size());
   plan->slot_value_begin_ = upload(slot_value_begin.data(), slot_value_begin.size() * sizeof(int));
@@ -1039,16 +1103,17 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
 }
 
 std::string TcaPlan::describe() const {
-  char buf[600];
+  char buf[768];
   std::snprintf(buf, sizeof(buf),
                 "TcaPlan{rows=%lld nnz=%lld windows=%lld work_items=%lld blocks=%lld grouped_windows=%lld "
-                "split_windows=%lld max_row_nnz=%lld mean_row_nnz=%.2f chunk_fill=%.3f segment_nnz=%d "
+                "split_windows=%lld split_parts=%lld max_row_nnz=%lld mean_row_nnz=%.2f chunk_fill=%.3f segment_nnz=%d "
                 "max_item_nnz=%d sm_count=%d row_chunk_nnz=%d chunked_rows=%lld row_chunks=%lld "
                 "window_column_reuse=%.2f shared_columns=%d slots=%lld}",
                 static_cast<long long>(stats_.rows), static_cast<long long>(stats_.nnz),
                 static_cast<long long>(stats_.windows), static_cast<long long>(stats_.work_items),
                 static_cast<long long>(stats_.blocks), static_cast<long long>(stats_.grouped_windows),
-                static_cast<long long>(stats_.split_windows), static_cast<long long>(stats_.max_row_nnz),
+                static_cast<long long>(stats_.split_windows), static_cast<long long>(stats_.split_parts),
+                static_cast<long long>(stats_.max_row_nnz),
                 stats_.mean_row_nnz, stats_.chunk_fill, stats_.segment_nnz, stats_.max_item_nnz,
                 stats_.sm_count, stats_.row_chunk_nnz, static_cast<long long>(stats_.chunked_rows),
                 static_cast<long long>(stats_.row_chunks), stats_.window_column_reuse,

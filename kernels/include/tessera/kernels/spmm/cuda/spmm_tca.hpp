@@ -80,6 +80,8 @@ struct TcaPlanStats {
   std::int64_t blocks = 0;           // thread blocks of kBlockWarps warp slots (some slots idle)
   std::int64_t grouped_windows = 0;  // windows split across the warps of one block
   std::int64_t split_windows = 0;    // windows split across blocks (workspace + finalize)
+  std::int64_t split_parts = 0;      // their blocks: one workspace tile of kWindowRows x N floats each
+  std::int64_t split_finalize_blocks = 0;  // blocks of the kernel adding up the parts (x 32-column tiles)
   std::int64_t max_row_nnz = 0;
   double mean_row_nnz = 0;
   // Fraction of MMA K slots that hold a real nonzero (padding of the last chunk of
@@ -89,9 +91,10 @@ struct TcaPlanStats {
   int max_item_nnz = 0;  // largest work item (picks the kernel's shared-memory staging size)
   int sm_count = 0;      // multiprocessors of the device the plan was built on (picks the tile width)
   // CUDA-core row split: rows with more than row_chunk_nnz nonzeros are cut into row_chunks
-  // pieces of at most that many, summed in a workspace.
+  // pieces of at most that many, one workspace row of N each.
   int row_chunk_nnz = 0;
   std::int64_t chunked_rows = 0, row_chunks = 0;
+  std::int64_t chunk_finalize_blocks = 0;  // blocks of the kernel adding up the chunks (x 32-column tiles)
   // Window column reuse: nnz / (sum over windows of their distinct columns); 0 where the plan
   // was built without column ids or a row holds a column twice. shared_columns: the tensor-core kernel's K slots are the
   // windows' distinct columns (`slots` of them; work items then count slots, not nonzeros).
@@ -109,7 +112,7 @@ struct TcaPlanStats {
 inline constexpr double kSharedColumnMinReuse = 3.0;
 
 // Per-matrix plan: kBlockWarps work items per block (int4 {first row, nnz begin, nnz end (slot
-// begin, end with shared columns), packed split id / group size / rank}) and the first row of each split window, in device memory.
+// begin, end with shared columns), packed part id / group size / rank}) and the split windows, in device memory.
 class TcaPlan {
  public:
   // pos_host: rows + 1 row offsets (host memory). segment_nnz: target nonzeros per work
@@ -129,10 +132,18 @@ class TcaPlan {
 
   const TcaPlanStats& stats() const noexcept { return stats_; }
   const void* items() const noexcept { return items_.get(); }
+  // Split windows: first row of each, and the first of its parts (split_windows + 1 entries).
   const int* split_rows() const noexcept { return static_cast<const int*>(split_rows_.get()); }
-  // Row split: int4 {row, nnz begin, nnz end, chunked-row index} per chunk, and the chunked rows.
+  const int* split_part_begin() const noexcept { return static_cast<const int*>(split_part_begin_.get()); }
+  // Work of the kernel that adds up the parts of split windows / the chunks of chunked rows
+  // (spmm_tca.cu's FinalizeSlot, one per warp).
+  const void* split_finalize_slots() const noexcept { return split_finalize_slots_.get(); }
+  const void* chunk_finalize_slots() const noexcept { return chunk_finalize_slots_.get(); }
+  // Row split: {row, nnz begin, nnz end} (16 bytes) per chunk, the chunked rows, and the first
+  // chunk of each (chunked_rows + 1 entries).
   const void* row_chunks() const noexcept { return row_chunks_.get(); }
   const int* chunked_row_ids() const noexcept { return static_cast<const int*>(chunked_rows_.get()); }
+  const int* chunked_row_first_chunk() const noexcept { return static_cast<const int*>(chunked_row_first_chunk_.get()); }
   // Shared columns (null otherwise): per slot its column, the window rows holding it (bit r:
   // row r of the window) and the index of its first value in value_perm (slots + 1 entries);
   // value_perm lists the CSR value indices slot by slot, by row within a slot.
@@ -144,7 +155,8 @@ class TcaPlan {
 
  private:
   TcaPlanStats stats_;
-  std::shared_ptr<void> items_, split_rows_, row_chunks_, chunked_rows_;
+  std::shared_ptr<void> items_, split_rows_, split_part_begin_, row_chunks_, chunked_rows_, chunked_row_first_chunk_;
+  std::shared_ptr<void> split_finalize_slots_, chunk_finalize_slots_;
   std::shared_ptr<void> slot_cols_, slot_rows_, slot_value_begin_, value_perm_;
 };
 
