@@ -977,7 +977,7 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
     const long long target = (st.nnz + static_cast<long long>(sms) * kRowChunkWarpsPerSm - 1) /
                              (static_cast<long long>(sms) * kRowChunkWarpsPerSm);
     row_chunk_nnz = static_cast<int>(std::clamp<long long>((target + 31) / 32 * 32, kMinRowChunkNnz, kMaxRowChunkNnz));
-    // Even rows are balanced as they are; chunks would only add atomics and a finalize pass
+    // Even rows are balanced as they are; chunks would only add workspace stores and a finalize pass
     // (ex9, rows of 30-50: 0.72x cuSPARSE at TF32 N = 256 chunked at 32, 0.93x unchunked).
     if (st.max_row_nnz <= kRegularRowSpread * st.mean_row_nnz)
       row_chunk_nnz = static_cast<int>(std::max<std::int64_t>(row_chunk_nnz, st.max_row_nnz));

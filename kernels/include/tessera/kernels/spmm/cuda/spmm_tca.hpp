@@ -20,8 +20,9 @@
 //     split, a warp per row and column tile, 16-byte lane reads of B (read in place, or
 //     packed row-major first as for the tensor cores); rows longer than the plan's row
 //     chunk are cut into chunks run by
-//     separate warps, summed in a workspace with atomics (so one long row no longer holds
-//     up the launch; like split windows, such rows are summed in no fixed order);
+//     separate warps, each chunk's sum stored in a workspace row of its own and added up
+//     by a finalize kernel in a fixed order (so one long row no longer holds up the launch,
+//     and results are the same bits from call to call);
 //   * column tiles of B, one grid row per tile: fp16/bf16 64 columns (32 where n <= 32 or
 //     the 64-column grid would not fill the GPU; 128 where they divide n and the plan's
 //     segments are long), TF32 32 columns (64 where n > 32 and the segments are long);
@@ -30,8 +31,9 @@
 //   * load balance: a window with more nonzeros than the plan's segment size is split into
 //     up to kBlockWarps segments run by consecutive warps of ONE thread block, whose partial
 //     tiles are summed in shared memory (no workspace). Only a window with more than
-//     kBlockWarps * kSegmentNnz nonzeros is split across blocks: each block's sum goes into
-//     an fp32 workspace with atomics and a finalize kernel writes it out (alpha, beta there);
+//     kBlockWarps * kSegmentNnz nonzeros is split across blocks: each block stores its sum in
+//     an fp32 workspace tile of its own and a finalize kernel adds the tiles in a fixed order
+//     and writes C (alpha, beta there);
 //     such a window is cut into items of the plan's segment size, like every other window.
 //     The segment size follows nnz and the multiprocessor count, so small matrices with
 //     long rows still fill the GPU.
