@@ -125,6 +125,7 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
                                                              : kc::tca_choose(plan, a, /*allow_tf32=*/true);
   res.kernel = kc::to_string(kernel);
   if (kernel == kc::TcaKernel::TensorCore && plan.stats().shared_columns) res.kernel += "/shared";
+  if (kc::tca_runs_clusters(plan, kernel, a)) res.kernel += "/clusters";
   res.ours_ms = time_ms([&] { kc::spmm_tca(&plan, kernel, a, nullptr); });
   const auto free_operands = [&] {
     for (void* p : {static_cast<void*>(dpos), static_cast<void*>(dcrd), static_cast<void*>(dval),

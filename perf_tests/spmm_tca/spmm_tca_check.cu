@@ -1,7 +1,8 @@
 // Correctness sweep of the raw TCA-SpMM interface against a double-precision host
 // reference: real matrices (a folder of .mtx[.gz]) and synthetic ones, every kernel
 // and precision, N in {1, 7, 32, 64, 128, 256, 512}, row- and column-major B and C,
-// outputs poisoned with NaN before beta == 0 runs; plans with and without shared columns. Stand-alone (no Kokkos, no gtest)
+// outputs poisoned with NaN before beta == 0 runs; plans with and without shared columns, and
+// split windows summed in clusters. Stand-alone (no Kokkos, no gtest)
 // so it builds with plain nvcc on the GPU machine; the gtest spmm_tca_cuda_test covers
 // the Kokkos front end.
 // --real-only skips the synthetic matrices (run_device.sh splits the sweep over processes).
@@ -173,6 +174,10 @@ int main(int argc, char** argv) {
         auto fixed = kc::TcaPlan::build(A.pos.data(), A.rows, seg);
         for (auto n : {7, 64, 256})
           for (const Config* c : {&tc16, &tc32}) run_config(A, *fixed, *c, n, false, 1.0, 0.5, 400 + n + seg);
+        // its split windows summed in clusters, whatever the grid size
+        if (const kc::TcaPlan* cl = fixed->cluster_layout())
+          for (auto n : {7, 64, 256})
+            for (const Config* c : {&tc16, &tcbf, &tc32}) run_config(A, *cl, *c, n, n == 7, 1.0, 0.5, 420 + n + seg);
         // the same segments with the windows' columns shared, whatever their reuse
         auto shared = kc::TcaPlan::build(A.pos.data(), A.rows, seg, 0, A.crd.data(), 0.0);
         for (auto n : {7, 64, 256})
@@ -221,6 +226,13 @@ int main(int argc, char** argv) {
         run_config(A, *other, tc32, n, n == 64, 1.0, 0.0, n + 9);
         if (n == 64) run_config(A, *other, tcbf, n, false, -1.0, 0.5, n + 10);
       }
+      // The split windows summed in clusters, whatever the grid size (the automatic choice runs
+      // them so on small grids only).
+      if (const kc::TcaPlan* cl = plan->cluster_layout())
+        for (std::int64_t n : {7, 64, 256}) {
+          run_config(A, *cl, tc16, n, false, 1.0, 0.0, n + 11);
+          run_config(A, *cl, tc32, n, n == 64, 1.0, -0.5, n + 12);
+        }
       std::printf("real %-28s %s  cases=%d failures=%d\n", A.name.c_str(), plan->describe().c_str(), cases, failures);
       std::fflush(stdout);
     }

@@ -135,6 +135,33 @@ TEST(SpmmTca, CudaCoreRowSplitChunksLongRows) {
   }
 }
 
+// Four calls of tessera::spmm (fp32, n = 64) with `opts` on A give the same bits, and no NaN
+// of the poisoned output survives.
+void expect_reproducible(const tessera::HostCoo<double>& coo, const SpmmOptions& opts) {
+  const auto A = tessera::from_coo<float, tessera::CSR, Kokkos::Cuda>(coo);
+  const std::int64_t n = 64;
+  Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::CudaSpace> B("B", coo.shape[1], n), C("C", coo.shape[0], n);
+  const auto b = tessera_test::random_vector(coo.shape[1] * n, 41);
+  auto Bh = Kokkos::create_mirror_view(B);
+  for (std::int64_t r = 0; r < coo.shape[1]; ++r)
+    for (std::int64_t j = 0; j < n; ++j) Bh(r, j) = static_cast<float>(b[r * n + j]);
+  Kokkos::deep_copy(B, Bh);
+  std::vector<float> first;
+  for (int run = 0; run < 4; ++run) {
+    Kokkos::deep_copy(C, std::numeric_limits<float>::quiet_NaN());
+    tessera::spmm(1.0f, A, B, 0.0f, C, opts);
+    const auto Ch = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C);
+    const std::vector<float> got(Ch.data(), Ch.data() + Ch.size());
+    if (run == 0) {
+      first = got;
+      EXPECT_TRUE(std::none_of(got.begin(), got.end(), [](float x) { return std::isnan(x); }));
+    } else {
+      EXPECT_EQ(0, std::memcmp(first.data(), got.data(), got.size() * sizeof(float)))
+          << "run " << run << " of " << tessera::to_string(opts.algorithm);
+    }
+  }
+}
+
 // Windows split across blocks and chunked rows leave one partial sum per block or chunk in the
 // workspace, which the finalize kernel adds in a fixed order: repeated calls give the same
 // bits on the tensor cores and on the row split (atomics into one sum per window or row, as
@@ -147,30 +174,40 @@ TEST(SpmmTca, SplitWindowsAndChunkedRowsAreReproducible) {
   EXPECT_GT(plan->stats().split_windows, 0) << plan->describe();
   EXPECT_GT(plan->stats().split_parts, plan->stats().split_windows);
   EXPECT_GT(plan->stats().row_chunks, plan->stats().chunked_rows);
-  const std::int64_t n = 64;
-  Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::CudaSpace> B("B", coo.shape[1], n), C("C", coo.shape[0], n);
-  const auto b = tessera_test::random_vector(coo.shape[1] * n, 41);
-  auto Bh = Kokkos::create_mirror_view(B);
-  for (std::int64_t r = 0; r < coo.shape[1]; ++r)
-    for (std::int64_t j = 0; j < n; ++j) Bh(r, j) = static_cast<float>(b[r * n + j]);
-  Kokkos::deep_copy(B, Bh);
-  for (const SpmmOptions& opts :
-       {SpmmOptions{SpmmAlgorithm::TensorCore, /*allow_tf32=*/true}, SpmmOptions{SpmmAlgorithm::CudaCoreRowSplit}}) {
-    std::vector<float> first;
-    for (int run = 0; run < 4; ++run) {
-      Kokkos::deep_copy(C, std::numeric_limits<float>::quiet_NaN());
-      tessera::spmm(1.0f, A, B, 0.0f, C, opts);
-      const auto Ch = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C);
-      const std::vector<float> got(Ch.data(), Ch.data() + Ch.size());
-      if (run == 0) {
-        first = got;
-        EXPECT_TRUE(std::none_of(got.begin(), got.end(), [](float x) { return std::isnan(x); }));
-      } else {
-        EXPECT_EQ(0, std::memcmp(first.data(), got.data(), got.size() * sizeof(float)))
-            << "run " << run << " of " << tessera::to_string(opts.algorithm);
-      }
+  EXPECT_EQ(plan->cluster_layout(), nullptr) << "windows of 39 blocks fit no cluster";
+  expect_reproducible(coo, SpmmOptions{SpmmAlgorithm::TensorCore, /*allow_tf32=*/true});
+  expect_reproducible(coo, SpmmOptions{SpmmAlgorithm::CudaCoreRowSplit});
+}
+
+// Windows split across up to 16 blocks, on compute capability 9.0, also have a cluster layout,
+// which small grids run (each block's sum read from the others' shared memory): right against
+// the reference in fp16 and TF32, beta = 0 and not, and the same bits from call to call.
+TEST(SpmmTca, SplitWindowsInClusters) {
+  tessera::HostCoo<double> coo;
+  coo.shape = {3000, 2000};
+  for (std::int64_t i = 0; i < coo.shape[0]; ++i) {
+    const std::int64_t len = i % 500 == 7 ? 1100 + i / 4 : i % 3;  // windows of 1100-1730: 9-14 blocks
+    for (std::int64_t j = 0; j < len; ++j) {
+      coo.coords.insert(coo.coords.end(), {i, (i * 13 + j * 7) % coo.shape[1]});
+      coo.values.push_back(0.5 - 0.001 * static_cast<double>((i + 7 * j) % 900));
     }
   }
+  const auto A = tessera::from_coo<double, tessera::CSR, Kokkos::Cuda>(coo);
+  const auto& s = A.decompose();
+  const auto plan = tessera::kernels::cuda::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0));
+  int major = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
+  if (major == 9) {
+    ASSERT_NE(plan->cluster_layout(), nullptr) << plan->describe();
+    EXPECT_EQ(plan->cluster_layout()->stats().cluster_windows, 6);
+    EXPECT_GT(plan->cluster_layout()->stats().cluster_blocks, 1);
+  }
+  const SpmmOptions tc{SpmmAlgorithm::TensorCore}, tf32{SpmmAlgorithm::TensorCore, /*allow_tf32=*/true};
+  for (std::int64_t n : {7, 64}) {
+    check_spmm<Half, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 1.0, 0.0, 81, "cluster_windows", tc, kHalfTolerance);
+    check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 0.5, -1.5, 82, "cluster_windows", tf32, kTf32Tolerance);
+  }
+  expect_reproducible(coo, tf32);
 }
 
 // Windows whose rows share most columns (a band 25 wide: about 6 nonzeros per distinct column

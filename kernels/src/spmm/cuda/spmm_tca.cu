@@ -19,6 +19,7 @@
 #include "tessera/core/error.hpp"
 #include "../../common/cuda_support.hpp"
 #include "../../common/ptx_copy.cuh"
+#include "../../common/cluster.cuh"
 #include "../../common/grid_dependency.cuh"
 
 
@@ -123,6 +124,15 @@ constexpr int kWideTileSegmentNnz = 128;
 // delaunay_n16, cage10, ca-CondMat, ex9, EX5, r05).
 constexpr int kShortItemNnz = 48;
 constexpr int kMediumItemNnz = 128;
+// A plan whose split windows all fit clusters runs them so (no workspace, no finalize kernel)
+// where blocks x column tiles x cluster blocks is at most this many per SM: about one wave for
+// clusters of 16 (TF32 holds 8 blocks per SM), more for smaller ones. Own time on an H100
+// against the workspace (17 matrices, N = 32-256, two rounds): 57 runs in clusters at 1.17x
+// (wiki-Vote, facebook_combined, orani678, adder_dcop_05 up to 1.46x; r05 TF32 N = 64 1.09x),
+// the slowest amazon_photo fp16 N = 256 at 0.95x (159 per SM, now above the limit); with no
+// limit r05 TF32 N = 256 ran 0.76x (clusters of 16 over 4 waves) and soc-Slashdot0902 (clusters
+// of 4) 0.89x over 6 waves: a cluster's blocks are scheduled together and wait for each other.
+constexpr long long kClusterLaunchBudget = 150;
 // Rows are "even" when none holds more than this many times the mean: a warp per row is then
 // balanced as it is (tca_choose, and no row chunks in an automatic plan).
 constexpr double kRegularRowSpread = 2.5;
@@ -176,18 +186,28 @@ struct TcTile {
 
 // One warp's work: nonzeros [begin, end) (at most kSegmentNnz), or with shared columns the
 // slots [begin, end) (at most kSegmentNnz values), of the window starting at row0. meta
-// packs the part id (the workspace tile of a window split across blocks, one per block of
-// it; -1 if not split), the size of the group of consecutive warps of this block that share
-// the window (0: idle slot) and this warp's rank in it.
+// packs the size of the group of consecutive warps of this block that share the window (0:
+// idle slot, bits 2-4) and this warp's rank in it (bits 0-1), and for a window split across
+// blocks either its part id (the workspace tile of this block; bits 5-29 hold part + 1, 0 if
+// the window is not split) or, with bit 30 set, where its blocks sit in their cluster: the
+// cluster rank of the first (bits 10-14) and their count - 1 (bits 5-9).
 struct alignas(16) WorkItem {
   int row0, begin, end, meta;
 };
 static_assert(kBlockWarps <= 4, "rank takes 2 bits");
 constexpr int item_meta(int part, int group, int rank) { return ((part + 1) << 5) | (group << 2) | rank; }
+constexpr int item_meta_cluster(int first, int parts, int group, int rank) {
+  return (1 << 30) | (first << 10) | ((parts - 1) << 5) | (group << 2) | rank;
+}
 __host__ __device__ constexpr int item_rank(int meta) { return meta & 3; }
 __host__ __device__ constexpr int item_group(int meta) { return (meta >> 2) & 7; }
-__host__ __device__ constexpr int item_part(int meta) { return (meta >> 5) - 1; }
-constexpr long long kMaxParts = (1LL << 26) - 1;  // what meta's part field holds
+__host__ __device__ constexpr bool item_in_cluster(int meta) { return (meta >> 30) & 1; }
+__host__ __device__ constexpr int item_part(int meta) { return (meta >> 5) - 1; }  // (without bit 30)
+__host__ __device__ constexpr int item_cluster_parts(int meta) { return ((meta >> 5) & 31) + 1; }
+__host__ __device__ constexpr int item_cluster_first(int meta) { return (meta >> 10) & 31; }
+constexpr long long kMaxParts = (1LL << 25) - 1;  // what meta's part field holds
+constexpr int kMaxClusterBlocks = 16;             // what the cluster fields hold (and the H100's largest cluster)
+constexpr int kPortableClusterBlocks = 8;         // larger clusters need an opt-in per kernel
 
 // One warp's share of the finalize kernel: C row split_row of the splits (split *
 // rows_per_split + row within the split), the parts rank, rank + group, ... of it (group:
@@ -251,7 +271,10 @@ __device__ __forceinline__ unsigned bits16(T x) {
   return u;
 }
 
-template <class T, int BN, int CAP, bool SHARED>
+// CLUSTERS: launched in clusters, with split windows summed in them (a separate instance, so
+// that the other launches run the code they ran before: the cluster epilogue in every
+// instance cost fp16 plans without clusters 3-5 % on an H100).
+template <class T, int BN, int CAP, bool SHARED, bool CLUSTERS>
 __global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T), BN))
     tca_tensor_core_kernel(const WorkItem* __restrict__ items, const int* __restrict__ pos,
                            const int* __restrict__ crd, const T* __restrict__ vals, SharedColumns shared,
@@ -476,27 +499,16 @@ __global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T),
   // lane ...), coalesced along rows: one 16-byte shared-memory read per tile and, where C's
   // rows are contiguous and aligned (c_vec), one 8- or 16-byte store. Element by element, this
   // loop was about a fifth of the kernel's instructions on matrices of short work items.
-  const int rank = item_rank(it.meta), part = item_part(it.meta);
-  const unsigned char* group_smem = smem_raw + (warp - rank) * Tile::kWarpSmemBytes;
+  const int rank = item_rank(it.meta);
+  unsigned char* group_smem = smem_raw + (warp - rank) * Tile::kWarpSmemBytes;
   constexpr int kQuadsPerRow = BN / 4;
+  constexpr int kQuads = kWindowRows * kQuadsPerRow;
   static_assert(Tile::kOutStride % 4 == 0, "16-byte aligned output rows");
-  for (int idx = rank * 32 + lane; idx < kWindowRows * kQuadsPerRow; idx += group * 32) {
-    const int r = idx / kQuadsPerRow, cc = (idx % kQuadsPerRow) * 4;
-    const int row = it.row0 + r, col = j0 + cc;
-    if (row >= rows || col >= n) continue;
-    float v[4] = {0.f, 0.f, 0.f, 0.f};
-    for (int w = 0; w < group; ++w) {
-      const float4 o = *reinterpret_cast<const float4*>(group_smem + w * Tile::kWarpSmemBytes +
-                                                        (r * Tile::kOutStride + cc) * sizeof(float));
-      v[0] += o.x, v[1] += o.y, v[2] += o.z, v[3] += o.w;
-    }
-    const int cols = min(4, n - col);
-    if (part >= 0) {  // this block's part of a split window; ws rows hold whole quads (ws_ld)
-      *reinterpret_cast<float4*>(ws + (static_cast<long long>(part) * kWindowRows + r) * ws_ld + col) =
-          make_float4(v[0], v[1], v[2], v[3]);
-      continue;
-    }
+  const auto tile_offset = [](int r, int cc) { return (r * Tile::kOutStride + cc) * int(sizeof(float)); };
+  // C[row][col .. col + 3] (those below n) = alpha * v + beta * C.
+  const auto store_c = [&](int row, int col, const float (&v)[4]) {
     T* out = C + row * ldc_row + col * ldc_col;
+    const int cols = min(4, n - col);
     if (c_vec && cols == 4) {
       Vec4<T> y;
       if (beta != 0.f) y = *reinterpret_cast<const Vec4<T>*>(out);
@@ -512,6 +524,55 @@ __global__ void __launch_bounds__(kBlockWarps * 32, min_blocks_per_sm(sizeof(T),
         *o = Elem<T>::from_acc(y);
       }
     }
+  };
+
+  if (CLUSTERS && item_in_cluster(it.meta)) {
+    // A window split across the blocks [first, first + parts) of this cluster: each block
+    // leaves its sum in its group leader's tile (the same offset in every block of it), and
+    // after the cluster barrier each block adds up a share of the quads over all of them, in
+    // block order (the same bits from call to call), reading the others' shared memory.
+    for (int idx = rank * 32 + lane; idx < kQuads; idx += group * 32) {
+      const int r = idx / kQuadsPerRow, cc = (idx % kQuadsPerRow) * 4;
+      float4* sum = reinterpret_cast<float4*>(group_smem + tile_offset(r, cc));
+      for (int w = 1; w < group; ++w) {
+        const float4 o = *reinterpret_cast<const float4*>(group_smem + w * Tile::kWarpSmemBytes + tile_offset(r, cc));
+        sum->x += o.x, sum->y += o.y, sum->z += o.z, sum->w += o.w;
+      }
+    }
+    cluster_sync();
+    const int first = item_cluster_first(it.meta), parts = item_cluster_parts(it.meta);
+    const int mine = static_cast<int>(cluster_block_rank()) - first;
+    const unsigned tile = smem_addr(group_smem);
+    for (int idx = mine + parts * (rank * 32 + lane); idx < kQuads; idx += parts * group * 32) {
+      const int r = idx / kQuadsPerRow, cc = (idx % kQuadsPerRow) * 4;
+      const int row = it.row0 + r, col = j0 + cc;
+      if (row >= rows || col >= n) continue;
+      float v[4] = {0.f, 0.f, 0.f, 0.f};
+      for (int p = 0; p < parts; ++p) {
+        const float4 o = load_cluster_shared_f4(tile + tile_offset(r, cc), static_cast<unsigned>(first + p));
+        v[0] += o.x, v[1] += o.y, v[2] += o.z, v[3] += o.w;
+      }
+      store_c(row, col, v);
+    }
+    cluster_sync();  // the other blocks' tiles stay until every block has read them
+    return;
+  }
+  const int part = item_part(it.meta);
+  for (int idx = rank * 32 + lane; idx < kQuads; idx += group * 32) {
+    const int r = idx / kQuadsPerRow, cc = (idx % kQuadsPerRow) * 4;
+    const int row = it.row0 + r, col = j0 + cc;
+    if (row >= rows || col >= n) continue;
+    float v[4] = {0.f, 0.f, 0.f, 0.f};
+    for (int w = 0; w < group; ++w) {
+      const float4 o = *reinterpret_cast<const float4*>(group_smem + w * Tile::kWarpSmemBytes + tile_offset(r, cc));
+      v[0] += o.x, v[1] += o.y, v[2] += o.z, v[3] += o.w;
+    }
+    if (part >= 0) {  // this block's part of a split window; ws rows hold whole quads (ws_ld)
+      *reinterpret_cast<float4*>(ws + (static_cast<long long>(part) * kWindowRows + r) * ws_ld + col) =
+          make_float4(v[0], v[1], v[2], v[3]);
+      continue;
+    }
+    store_c(row, col, v);
   }
 }
 
@@ -775,11 +836,20 @@ void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long 
                         float* ws, int ws_ld, cudaStream_t stream) {
   using Tile = TcTile<T, BN, CAP, SHARED>;
   const int smem = kBlockWarps * Tile::kWarpSmemBytes;
-  static bool configured = false;  // per instantiation; the attribute is per function and device-wide
+  const int cluster_blocks = plan.stats().cluster_blocks;
+  const auto kernel = cluster_blocks > 1 ? tca_tensor_core_kernel<T, BN, CAP, SHARED, true>
+                                         : tca_tensor_core_kernel<T, BN, CAP, SHARED, false>;
+  static bool configured = false;  // per instantiation; the attributes are per function and device-wide
   if (!configured) {
-    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(tca_tensor_core_kernel<T, BN, CAP, SHARED>,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    for (auto k : {tca_tensor_core_kernel<T, BN, CAP, SHARED, true>, tca_tensor_core_kernel<T, BN, CAP, SHARED, false>})
+      TESSERA_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     configured = true;
+  }
+  static bool non_portable_clusters = false;
+  if (cluster_blocks > kPortableClusterBlocks && !non_portable_clusters) {
+    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(tca_tensor_core_kernel<T, BN, CAP, SHARED, true>,
+                                            cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    non_portable_clusters = true;
   }
   const auto blocks = plan.stats().blocks;
   if (blocks == 0) return;
@@ -791,17 +861,44 @@ void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long 
   const bool c_vec = a.c_col_stride == 1 && a.c_row_stride % 4 == 0 &&
                      reinterpret_cast<std::uintptr_t>(a.C) % (4 * sizeof(T)) == 0;
   const SharedColumns shared{plan.slot_cols(), plan.slot_rows(), plan.slot_value_begin(), plan.value_perm()};
-  tca_tensor_core_kernel<T, BN, CAP, SHARED><<<grid, kBlockWarps * 32, smem, stream>>>(
-      static_cast<const WorkItem*>(plan.items()), a.pos, a.crd, static_cast<const T*>(a.vals), shared, B,
-      static_cast<unsigned>(ldb * static_cast<long long>(sizeof(T))),
-      static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride, static_cast<int>(a.rows), static_cast<int>(a.n), n_load,
-      static_cast<float>(a.alpha), static_cast<float>(a.beta), ws, ws_ld, c_vec);
-  TESSERA_CUDA_CHECK_LAUNCH("tca_tensor_core_kernel");
+  launch_clustered(kernel, grid, dim3(kBlockWarps * 32), smem, stream,
+                   static_cast<unsigned>(cluster_blocks), static_cast<const WorkItem*>(plan.items()), a.pos, a.crd,
+                   static_cast<const T*>(a.vals), shared, B, static_cast<unsigned>(ldb * static_cast<long long>(sizeof(T))),
+                   static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride, static_cast<int>(a.rows),
+                   static_cast<int>(a.n), n_load, static_cast<float>(a.alpha), static_cast<float>(a.beta), ws, ws_ld,
+                   c_vec);
+}
+
+// Column tile of the tensor-core kernel: 64 (fp16/bf16) or 32 (TF32) where the grid fills the
+// GPU (see kNarrowGridBlocksPerSm), twice that for plans of long work items
+// (kWideTileSegmentNnz). 128 columns only where they divide N: a part-empty tile still issues
+// every copy and MMA.
+int tensor_core_tile(const TcaPlan& plan, const TcaArgs& a) {
+  const auto& st = plan.stats();
+  const auto fills_gpu = [&](long long bn) {
+    return st.blocks * ((a.n + bn - 1) / bn) > kNarrowGridBlocksPerSm * st.sm_count;
+  };
+  const bool long_items = st.segment_nnz >= kWideTileSegmentNnz;
+  if (elem_size(a.type) == 2) {
+    if (long_items && a.n % 128 == 0 && fills_gpu(128)) return 128;
+    return a.n > 32 && fills_gpu(64) ? 64 : 32;
+  }
+  return long_items && a.n > 32 && fills_gpu(64) ? 64 : 32;
+}
+
+// The layout the tensor-core kernel runs: the plan's cluster layout where it has one and the
+// grid is small enough (kClusterLaunchBudget), else the plan.
+const TcaPlan& tensor_core_layout(const TcaPlan& plan, const TcaArgs& a, int bn) {
+  const TcaPlan* cl = plan.cluster_layout();
+  const long long grid = plan.stats().blocks * ((a.n + bn - 1) / bn);
+  return cl && grid * cl->stats().cluster_blocks <= kClusterLaunchBudget * plan.stats().sm_count ? *cl : plan;
 }
 
 template <class T>
 void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream) {
-  const auto& st = plan.stats();
+  const int bn = tensor_core_tile(plan, a);
+  const TcaPlan& layout = tensor_core_layout(plan, a, bn);
+  const auto& lst = layout.stats();
   const std::size_t packed_count = packed_b_count<T>(a);
   DeviceBuffer<T> packed(packed_count, stream, packed_count ? workspace_pool() : nullptr);
   long long ldb = 0;
@@ -812,39 +909,32 @@ void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream)
   // window needed cost 5-15 % of a call on matrices with split windows (H100, r05 / mbeacxc /
   // hangGlider_3, N = 64-256).
   const int ws_ld = static_cast<int>((a.n + 3) / 4 * 4);  // whole quads (the epilogue's float4 stores)
-  const std::size_t ws_count = static_cast<std::size_t>(st.split_parts) * kWindowRows * ws_ld;
+  const std::size_t ws_count = static_cast<std::size_t>(lst.split_parts) * kWindowRows * ws_ld;
   DeviceBuffer<float> ws(ws_count, stream, ws_count ? workspace_pool() : nullptr);
-  const bool short_items = st.max_item_nnz <= kShortItemNnz;
-  const bool medium_items = st.max_item_nnz <= kMediumItemNnz;
-  auto launch_shared = [&](auto bn, auto shared) {
-    constexpr int BN = decltype(bn)::value;
+  const bool short_items = lst.max_item_nnz <= kShortItemNnz;
+  const bool medium_items = lst.max_item_nnz <= kMediumItemNnz;
+  auto launch_shared = [&](auto bn_const, auto shared) {
+    constexpr int BN = decltype(bn_const)::value;
     constexpr bool S = decltype(shared)::value;
-    if (short_items) launch_tensor_core<T, BN, kShortItemNnz, S>(plan, a, B, ldb, n_load, ws.ptr, ws_ld, stream);
-    else if (medium_items) launch_tensor_core<T, BN, kMediumItemNnz, S>(plan, a, B, ldb, n_load, ws.ptr, ws_ld, stream);
-    else launch_tensor_core<T, BN, kSegmentNnz, S>(plan, a, B, ldb, n_load, ws.ptr, ws_ld, stream);
+    if (short_items) launch_tensor_core<T, BN, kShortItemNnz, S>(layout, a, B, ldb, n_load, ws.ptr, ws_ld, stream);
+    else if (medium_items) launch_tensor_core<T, BN, kMediumItemNnz, S>(layout, a, B, ldb, n_load, ws.ptr, ws_ld, stream);
+    else launch_tensor_core<T, BN, kSegmentNnz, S>(layout, a, B, ldb, n_load, ws.ptr, ws_ld, stream);
   };
-  auto launch = [&](auto bn) {
-    if (st.shared_columns) launch_shared(bn, std::true_type{});
-    else launch_shared(bn, std::false_type{});
+  auto launch = [&](auto bn_const) {
+    if (lst.shared_columns) launch_shared(bn_const, std::true_type{});
+    else launch_shared(bn_const, std::false_type{});
   };
-  // Column tiles: 64 (fp16/bf16) or 32 (TF32) where the grid fills the GPU (see
-  // kNarrowGridBlocksPerSm), twice that for plans of long work items (kWideTileSegmentNnz).
-  // 128 columns only where they divide N: a part-empty tile still issues every copy and MMA.
-  const auto fills_gpu = [&](long long bn) {
-    return st.blocks * ((a.n + bn - 1) / bn) > kNarrowGridBlocksPerSm * st.sm_count;
-  };
-  const bool long_items = st.segment_nnz >= kWideTileSegmentNnz;
   if constexpr (sizeof(T) == 2) {
-    if (long_items && a.n % 128 == 0 && fills_gpu(128)) launch(std::integral_constant<int, 128>{});
-    else if (a.n > 32 && fills_gpu(64)) launch(std::integral_constant<int, 64>{});
+    if (bn == 128) launch(std::integral_constant<int, 128>{});
+    else if (bn == 64) launch(std::integral_constant<int, 64>{});
     else launch(std::integral_constant<int, 32>{});
   } else {
-    if (long_items && a.n > 32 && fills_gpu(64)) launch(std::integral_constant<int, 64>{});
+    if (bn == 64) launch(std::integral_constant<int, 64>{});
     else launch(std::integral_constant<int, 32>{});
   }
   if (ws_count)
-    launch_finalize<T, float>(plan.split_finalize_slots(), st.split_finalize_blocks, plan.split_rows(),
-                              plan.split_part_begin(), kWindowRows, ws.ptr, ws_ld, a, stream);
+    launch_finalize<T, float>(layout.split_finalize_slots(), lst.split_finalize_blocks, layout.split_rows(),
+                              layout.split_part_begin(), kWindowRows, ws.ptr, ws_ld, a, stream);
 }
 
 // fp32 row-split plans whose rows average at least this many nonzeros keep 8 gathers per
@@ -906,15 +996,36 @@ void run_row_split(const TcaPlan* plan, const TcaArgs& a, cudaStream_t stream) {
 
 // ---------------------------------------------------------------------------------
 std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t rows, int segment_nnz,
-                                              int row_chunk_nnz, const int* crd_host, double shared_column_min_reuse) {
+                                              int row_chunk_nnz, const int* crd_host, double shared_column_min_reuse,
+                                              int max_cluster_blocks) {
+  auto clustered = build_layout(pos_host, rows, segment_nnz, row_chunk_nnz, crd_host, shared_column_min_reuse,
+                                max_cluster_blocks);
+  const auto& cs = clustered->stats();
+  if (cs.cluster_windows == 0) return clustered;  // the workspace layout: no window fits a cluster
+  // Windows in clusters and others in the workspace lost (H100, own time, N = 32-256: BOYD1_A
+  // 0.81-0.88x, mbeacxc 0.81-0.98x, movielens_small_ratings 0.73-1.00x), so such plans keep
+  // the workspace layout alone.
+  auto plan = build_layout(pos_host, rows, segment_nnz, row_chunk_nnz, crd_host, shared_column_min_reuse, 1);
+  if (cs.split_parts == 0) plan->cluster_layout_ = std::move(clustered);
+  return plan;
+}
+
+std::shared_ptr<TcaPlan> TcaPlan::build_layout(const int* pos_host, std::int64_t rows, int segment_nnz,
+                                               int row_chunk_nnz, const int* crd_host, double shared_column_min_reuse,
+                                               int max_cluster_blocks) {
   auto plan = std::shared_ptr<TcaPlan>(new TcaPlan());
   TcaPlanStats& st = plan->stats_;
   st.rows = rows;
   st.nnz = rows > 0 ? pos_host[rows] : 0;
-  int device = 0, sms = 0;
+  int device = 0, sms = 0, major = 0;
   TESSERA_CUDA_CHECK(cudaGetDevice(&device));
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   st.sm_count = sms;
+  // Clusters: 16 blocks on compute capability 9.0 (H100, H200), the portable 8 on later GPUs,
+  // none before 9.0.
+  const int device_cluster_blocks = major == 9 ? kMaxClusterBlocks : major > 9 ? kPortableClusterBlocks : 1;
+  if (max_cluster_blocks <= 0 || max_cluster_blocks > device_cluster_blocks) max_cluster_blocks = device_cluster_blocks;
   // Shared columns: each window's distinct columns become its K slots (sorted by column),
   // with a mask of the window rows that hold each and its values listed slot by slot.
   std::vector<int> slot_cols, slot_value_begin, value_perm, window_first_slot;
@@ -1014,10 +1125,18 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
   };
   std::vector<WorkItem> items;  // kBlockWarps slots per block
   std::vector<int> split_rows, split_part_begin;
+  // Windows split across at most max_cluster_blocks blocks: (first row, pieces), placed in clusters below.
+  std::vector<std::pair<int, std::vector<std::pair<int, int>>>> cluster_windows;
   long long padded = 0;
+  const WorkItem idle{0, 0, 0, item_meta(-1, 0, 0)};
   auto open_slots = [&] { return static_cast<int>(kBlockWarps - items.size() % kBlockWarps); };
   auto close_block = [&] {
-    while (items.size() % kBlockWarps != 0) items.push_back({0, 0, 0, item_meta(-1, 0, 0)});
+    while (items.size() % kBlockWarps != 0) items.push_back(idle);
+  };
+  auto count_item = [&](int ub, int ue) {
+    padded += (ue - ub + kChunkNnz - 1) / kChunkNnz * kChunkNnz;
+    ++st.work_items;
+    st.max_item_nnz = std::max(st.max_item_nnz, value_at(ue) - value_at(ub));
   };
   // The pieces [first, last) of p as one group of consecutive warps of one block (part: its
   // workspace tile if the window is split across blocks, else -1).
@@ -1028,9 +1147,7 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
     for (std::size_t i = first; i < last; ++i) {
       const auto [ub, ue] = p[i];
       items.push_back({r0, ub, ue, item_meta(part, group, static_cast<int>(i - first))});
-      padded += (ue - ub + kChunkNnz - 1) / kChunkNnz * kChunkNnz;
-      ++st.work_items;
-      st.max_item_nnz = std::max(st.max_item_nnz, value_at(ue) - value_at(ub));
+      count_item(ub, ue);
     }
   };
   auto round_chunk = [](long long x) { return static_cast<int>((x + kChunkNnz - 1) / kChunkNnz * kChunkNnz); };
@@ -1057,12 +1174,18 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
         continue;
       }
     }
-    // Split over blocks: kBlockWarps pieces of segment_nnz per block, each block's sum a part
-    // in the workspace. segment_nnz, not kSegmentNnz: such a window pays for the workspace
-    // anyway, and on a small matrix its warps would otherwise run the longest items of the launch.
+    // Split over blocks: kBlockWarps pieces of segment_nnz per block (segment_nnz, not
+    // kSegmentNnz: on a small matrix such a window's warps would otherwise run the longest items
+    // of the launch). Up to max_cluster_blocks blocks are one cluster's, summed in its shared
+    // memory; more leave each block's sum in a workspace tile of its own (a part).
+    auto p = pieces(b, e, segment_nnz);
+    if (static_cast<int>((p.size() + kBlockWarps - 1) / kBlockWarps) <= max_cluster_blocks &&
+        max_cluster_blocks > 1) {
+      cluster_windows.emplace_back(row0, std::move(p));
+      continue;
+    }
     split_rows.push_back(row0);
     split_part_begin.push_back(static_cast<int>(st.split_parts));
-    const auto p = pieces(b, e, segment_nnz);
     for (std::size_t i = 0; i < p.size(); i += kBlockWarps, ++st.split_parts) {
       if (st.split_parts >= kMaxParts) throw Error("TcaPlan: too many split windows");
       add_group(row0, p, i, std::min(p.size(), i + kBlockWarps), static_cast<int>(st.split_parts));
@@ -1071,12 +1194,46 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
   split_part_begin.push_back(static_cast<int>(st.split_parts));
   if (static_cast<long long>(split_rows.size()) * kWindowRows > 0x7fffffffLL) throw Error("TcaPlan: too many split windows");
   close_block();
+  // Cluster windows go first (the longest work of the launch starts first), each inside one
+  // cluster, placed first-fit in window order; a cluster holds nothing else, so no other block
+  // keeps its barrier waiting. Clusters are the smallest power of two that holds the largest
+  // such window, and the grid a whole number of them.
+  st.cluster_blocks = 1;
+  for (const auto& [row0, p] : cluster_windows) {
+    const int parts = static_cast<int>((p.size() + kBlockWarps - 1) / kBlockWarps);
+    while (st.cluster_blocks < parts) st.cluster_blocks *= 2;
+  }
+  if (!cluster_windows.empty()) {
+    const int cb = st.cluster_blocks;
+    std::vector<WorkItem> clustered;
+    std::vector<int> used;  // blocks taken per cluster
+    for (const auto& [row0, p] : cluster_windows) {
+      const int parts = static_cast<int>((p.size() + kBlockWarps - 1) / kBlockWarps);
+      std::size_t c = 0;
+      while (c < used.size() && used[c] + parts > cb) ++c;
+      if (c == used.size()) {
+        used.push_back(0);
+        clustered.resize(clustered.size() + static_cast<std::size_t>(cb) * kBlockWarps, idle);
+      }
+      for (std::size_t i = 0; i < p.size(); ++i) {
+        const int block = used[c] + static_cast<int>(i / kBlockWarps), slot = static_cast<int>(i % kBlockWarps);
+        const int group = static_cast<int>(std::min<std::size_t>(p.size() - i / kBlockWarps * kBlockWarps, kBlockWarps));
+        clustered[(c * cb + block) * kBlockWarps + slot] = {row0, p[i].first, p[i].second,
+                                                            item_meta_cluster(used[c], parts, group, slot)};
+        count_item(p[i].first, p[i].second);
+      }
+      used[c] += parts;
+    }
+    items.insert(items.begin(), clustered.begin(), clustered.end());
+    while (items.size() / kBlockWarps % cb != 0) items.insert(items.end(), kBlockWarps, idle);
+  }
+  st.cluster_windows = static_cast<std::int64_t>(cluster_windows.size());
   const auto split_slots = finalize_slots(split_part_begin, split_rows, kWindowRows, rows);
   const auto chunk_slots = finalize_slots(chunked_row_first_chunk, chunked_rows, 1, rows);
   st.split_finalize_blocks = static_cast<std::int64_t>(split_slots.size() / kFinalizeBlockWarps);
   st.chunk_finalize_blocks = static_cast<std::int64_t>(chunk_slots.size() / kFinalizeBlockWarps);
   st.blocks = static_cast<std::int64_t>(items.size() / kBlockWarps);
-  st.split_windows = static_cast<std::int64_t>(split_rows.size());
+  st.split_windows = static_cast<std::int64_t>(split_rows.size() + cluster_windows.size());
   st.chunk_fill = padded > 0 ? static_cast<double>(st.shared_columns ? st.slots : st.nnz) / padded : 1.0;
   auto upload = [](const void* src, std::size_t bytes) -> std::shared_ptr<void> {
     if (bytes == 0) return nullptr;
@@ -1103,25 +1260,35 @@ std::shared_ptr<const TcaPlan> TcaPlan::build(const int* pos_host, std::int64_t 
 }
 
 std::string TcaPlan::describe() const {
-  char buf[768];
+  char buf[896];
   std::snprintf(buf, sizeof(buf),
                 "TcaPlan{rows=%lld nnz=%lld windows=%lld work_items=%lld blocks=%lld grouped_windows=%lld "
-                "split_windows=%lld split_parts=%lld max_row_nnz=%lld mean_row_nnz=%.2f chunk_fill=%.3f segment_nnz=%d "
+                "split_windows=%lld cluster_windows=%lld cluster_blocks=%d split_parts=%lld max_row_nnz=%lld mean_row_nnz=%.2f chunk_fill=%.3f segment_nnz=%d "
                 "max_item_nnz=%d sm_count=%d row_chunk_nnz=%d chunked_rows=%lld row_chunks=%lld "
-                "window_column_reuse=%.2f shared_columns=%d slots=%lld}",
+                "window_column_reuse=%.2f shared_columns=%d slots=%lld cluster_layout={cluster_windows=%lld "
+                "cluster_blocks=%d blocks=%lld}}",
                 static_cast<long long>(stats_.rows), static_cast<long long>(stats_.nnz),
                 static_cast<long long>(stats_.windows), static_cast<long long>(stats_.work_items),
                 static_cast<long long>(stats_.blocks), static_cast<long long>(stats_.grouped_windows),
-                static_cast<long long>(stats_.split_windows), static_cast<long long>(stats_.split_parts),
+                static_cast<long long>(stats_.split_windows), static_cast<long long>(stats_.cluster_windows),
+                stats_.cluster_blocks, static_cast<long long>(stats_.split_parts),
                 static_cast<long long>(stats_.max_row_nnz),
                 stats_.mean_row_nnz, stats_.chunk_fill, stats_.segment_nnz, stats_.max_item_nnz,
                 stats_.sm_count, stats_.row_chunk_nnz, static_cast<long long>(stats_.chunked_rows),
                 static_cast<long long>(stats_.row_chunks), stats_.window_column_reuse,
-                stats_.shared_columns ? 1 : 0, static_cast<long long>(stats_.slots));
+                stats_.shared_columns ? 1 : 0, static_cast<long long>(stats_.slots),
+                cluster_layout_ ? static_cast<long long>(cluster_layout_->stats_.cluster_windows) : 0LL,
+                cluster_layout_ ? cluster_layout_->stats_.cluster_blocks : 1,
+                cluster_layout_ ? static_cast<long long>(cluster_layout_->stats_.blocks) : 0LL);
   return buf;
 }
 
 bool tca_has_tensor_core(TcaType type) { return type != TcaType::F64; }
+
+bool tca_runs_clusters(const TcaPlan& plan, TcaKernel kernel, const TcaArgs& args) {
+  if (kernel != TcaKernel::TensorCore) return false;
+  return tensor_core_layout(plan, args, tensor_core_tile(plan, args)).stats().cluster_blocks > 1;
+}
 
 bool tca_b_in_place(const TcaArgs& a) {
   const long long vec = 16 / static_cast<long long>(elem_size(a.type));

@@ -31,10 +31,13 @@
 //   * load balance: a window with more nonzeros than the plan's segment size is split into
 //     up to kBlockWarps segments run by consecutive warps of ONE thread block, whose partial
 //     tiles are summed in shared memory (no workspace). Only a window with more than
-//     kBlockWarps * kSegmentNnz nonzeros is split across blocks: each block stores its sum in
-//     an fp32 workspace tile of its own and a finalize kernel adds the tiles in a fixed order
-//     and writes C (alpha, beta there);
-//     such a window is cut into items of the plan's segment size, like every other window.
+//     kBlockWarps * kSegmentNnz nonzeros is split across blocks, cut into items of the plan's
+//     segment size like every other window. Where its blocks fit one thread-block cluster
+//     (16 on compute capability 9.0), they are one cluster's: each leaves its sum in its shared
+//     memory and, after the cluster barrier, each adds up a share of the window's tile over
+//     all of them (reading the others' shared memory) and writes C. Longer windows store
+//     each block's sum in an fp32 workspace tile of its own and a finalize kernel adds the
+//     tiles and writes C (alpha, beta there). Both add the blocks in a fixed order.
 //     The segment size follows nnz and the multiprocessor count, so small matrices with
 //     long rows still fill the GPU.
 //   * shared columns (the "compressed RHS buffer"): where the rows of a window use the same
@@ -81,8 +84,10 @@ struct TcaPlanStats {
   std::int64_t work_items = 0;       // segments (one warp each); windows + extra segments
   std::int64_t blocks = 0;           // thread blocks of kBlockWarps warp slots (some slots idle)
   std::int64_t grouped_windows = 0;  // windows split across the warps of one block
-  std::int64_t split_windows = 0;    // windows split across blocks (workspace + finalize)
-  std::int64_t split_parts = 0;      // their blocks: one workspace tile of kWindowRows x N floats each
+  std::int64_t split_windows = 0;    // windows split across blocks
+  std::int64_t cluster_windows = 0;  // of them, those summed in a cluster's shared memory (a cluster layout's)
+  int cluster_blocks = 1;            // blocks per cluster of this layout's launch (1: no clusters)
+  std::int64_t split_parts = 0;      // blocks of the others: one workspace tile of kWindowRows x N floats each
   std::int64_t split_finalize_blocks = 0;  // blocks of the kernel adding up the parts (x 32-column tiles)
   std::int64_t max_row_nnz = 0;
   double mean_row_nnz = 0;
@@ -128,13 +133,24 @@ class TcaPlan {
   // windows where window_column_reuse >= shared_column_min_reuse (0 forces it on every matrix
   // without duplicate entries in a row; a plan with shared columns depends on the column ids
   // too, and is only valid for the pattern it was built from).
+  // The plan sums split windows in a workspace. Where every split window's blocks fit one
+  // cluster of at most max_cluster_blocks (<= 0, the default, or more than the device allows:
+  // the device's limit, 16 on compute capability 9.0, 8 after, none before; 1: no clusters),
+  // it also holds a cluster layout (cluster_layout()), which spmm_tca runs where the grid is
+  // small (about one wave).
   static std::shared_ptr<const TcaPlan> build(const int* pos_host, std::int64_t rows, int segment_nnz = 0,
                                               int row_chunk_nnz = 0, const int* crd_host = nullptr,
-                                              double shared_column_min_reuse = kSharedColumnMinReuse);
+                                              double shared_column_min_reuse = kSharedColumnMinReuse,
+                                              int max_cluster_blocks = 0);
 
   const TcaPlanStats& stats() const noexcept { return stats_; }
+  // The same work items with every split window in one cluster (the first blocks of the
+  // grid; no workspace, no finalize kernel), or null. A plan of its own: passed to spmm_tca
+  // directly it always runs in clusters.
+  const TcaPlan* cluster_layout() const noexcept { return cluster_layout_.get(); }
   const void* items() const noexcept { return items_.get(); }
-  // Split windows: first row of each, and the first of its parts (split_windows + 1 entries).
+  // Split windows summed in the workspace: first row of each, and the first of its parts
+  // (split_windows - cluster_windows + 1 entries).
   const int* split_rows() const noexcept { return static_cast<const int*>(split_rows_.get()); }
   const int* split_part_begin() const noexcept { return static_cast<const int*>(split_part_begin_.get()); }
   // Work of the kernel that adds up the parts of split windows / the chunks of chunked rows
@@ -156,7 +172,11 @@ class TcaPlan {
   std::string describe() const;
 
  private:
+  static std::shared_ptr<TcaPlan> build_layout(const int* pos_host, std::int64_t rows, int segment_nnz,
+                                               int row_chunk_nnz, const int* crd_host, double shared_column_min_reuse,
+                                               int max_cluster_blocks);
   TcaPlanStats stats_;
+  std::shared_ptr<const TcaPlan> cluster_layout_;
   std::shared_ptr<void> items_, split_rows_, split_part_begin_, row_chunks_, chunked_rows_, chunked_row_first_chunk_;
   std::shared_ptr<void> split_finalize_slots_, chunk_finalize_slots_;
   std::shared_ptr<void> slot_cols_, slot_rows_, slot_value_begin_, value_perm_;
@@ -190,6 +210,10 @@ bool tca_has_tensor_core(TcaType type);
 // or average 24 nonzeros or more (CUDA cores read B through L1 at half the cost there);
 // CudaCoreRowSplit otherwise.
 TcaKernel tca_choose(const TcaPlan& plan, const TcaArgs& args, bool allow_tf32);
+
+// Whether spmm_tca(&plan, kernel, args, ...) sums split windows in clusters (the plan's cluster
+// layout on a small enough grid, or a cluster layout passed as the plan).
+bool tca_runs_clusters(const TcaPlan& plan, TcaKernel kernel, const TcaArgs& args);
 
 // Runs the chosen kernel on `stream`. `plan` may be null for CudaCoreRowSplit, which then runs
 // every row as one piece (a warp per row: slow where a few rows are long).
