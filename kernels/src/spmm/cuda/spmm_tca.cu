@@ -1179,8 +1179,17 @@ std::shared_ptr<TcaPlan> TcaPlan::build_layout(const int* pos_host, std::int64_t
     // of the launch). Up to max_cluster_blocks blocks are one cluster's, summed in its shared
     // memory; more leave each block's sum in a workspace tile of its own (a part).
     auto p = pieces(b, e, segment_nnz);
-    if (static_cast<int>((p.size() + kBlockWarps - 1) / kBlockWarps) <= max_cluster_blocks &&
-        max_cluster_blocks > 1) {
+    const int parts = static_cast<int>((p.size() + kBlockWarps - 1) / kBlockWarps);
+    if (parts <= max_cluster_blocks && max_cluster_blocks > 1) {
+      // The blocks of a cluster wait for each other: give each of them kBlockWarps pieces
+      // of about the same length, not segment_nnz pieces and a short rest.
+      for (int seg = round_chunk((cnt + parts * kBlockWarps - 1) / (parts * kBlockWarps));; seg += kChunkNnz) {
+        auto even = pieces(b, e, seg);
+        if (even.size() <= static_cast<std::size_t>(parts) * kBlockWarps) {
+          p = std::move(even);
+          break;
+        }
+      }
       cluster_windows.emplace_back(row0, std::move(p));
       continue;
     }
