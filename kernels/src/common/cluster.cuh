@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "cuda_support.hpp"
+#include "grid_dependency.cuh"
 
 namespace tessera::kernels::cuda {
 
@@ -62,14 +63,8 @@ void launch_clustered(void (*kernel)(Params...), dim3 grid, dim3 block, std::siz
   attribute.val.clusterDim.x = cluster_blocks;
   attribute.val.clusterDim.y = 1;
   attribute.val.clusterDim.z = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = cluster_blocks > 1 ? 1 : 0;
-  TESSERA_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+  launch_kernel_with(&attribute, cluster_blocks > 1 ? 1 : 0, kernel, grid, block, smem, stream,
+                     std::forward<Args>(args)...);
 }
 
 }  // namespace tessera::kernels::cuda

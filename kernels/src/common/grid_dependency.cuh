@@ -3,7 +3,8 @@
 // run one after the other anyway): a kernel launched with
 // cudaLaunchAttributeProgrammaticStreamSerialization may start while the kernel before it on
 // the stream still runs, once every block of that kernel has called
-// allow_dependent_grid_launch() or exited. Private to the compiled CUDA kernels; not installed.
+// allow_dependent_grid_launch() or exited. Also the checked launch with any launch attributes
+// (launch_kernel_with). Private to the compiled CUDA kernels; not installed.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -29,6 +30,20 @@ __device__ __forceinline__ void wait_for_prerequisite_grid() {
 #endif
 }
 
+// kernel<<<grid, block, smem, stream>>>(args...) with the launch attributes attrs[0 .. count). Checked.
+template <class... Params, class... Args>
+void launch_kernel_with(const cudaLaunchAttribute* attrs, unsigned count, void (*kernel)(Params...), dim3 grid,
+                        dim3 block, std::size_t smem, cudaStream_t stream, Args&&... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = const_cast<cudaLaunchAttribute*>(attrs);
+  config.numAttrs = count;
+  TESSERA_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+}
+
 // kernel<<<grid, block, smem, stream>>>(args...), as the programmatic dependent of the kernel
 // before it on the stream where `dependent` (the caller knows that kernel allows it and the
 // device has compute capability 9.0), plainly otherwise. Checked.
@@ -38,14 +53,7 @@ void launch_kernel_after(bool dependent, void (*kernel)(Params...), dim3 grid, d
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = dependent ? 1 : 0;
-  TESSERA_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+  launch_kernel_with(&attribute, dependent ? 1 : 0, kernel, grid, block, smem, stream, std::forward<Args>(args)...);
 }
 
 }  // namespace tessera::kernels::cuda
