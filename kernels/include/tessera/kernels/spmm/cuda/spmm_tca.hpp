@@ -33,10 +33,11 @@
 //     tiles are summed in shared memory (no workspace). Only a window with more than
 //     kBlockWarps * kSegmentNnz nonzeros is split across blocks, cut into items of the plan's
 //     segment size like every other window. Where its blocks fit one thread-block cluster
-//     (16 on compute capability 9.0), they are one cluster's: each leaves its sum in its shared
+//     (16 on compute capability 9.0) and the grid is small, they are one cluster's (the window
+//     then cut into equal items, kBlockWarps per block): each leaves its sum in its shared
 //     memory and, after the cluster barrier, each adds up a share of the window's tile over
-//     all of them (reading the others' shared memory) and writes C. Longer windows store
-//     each block's sum in an fp32 workspace tile of its own and a finalize kernel adds the
+//     all of them (reading the others' shared memory) and writes C. Otherwise each block stores
+//     its sum in an fp32 workspace tile of its own and a finalize kernel adds the
 //     tiles and writes C (alpha, beta there). Both add the blocks in a fixed order.
 //     The segment size follows nnz and the multiprocessor count, so small matrices with
 //     long rows still fill the GPU.
@@ -144,9 +145,9 @@ class TcaPlan {
                                               int max_cluster_blocks = 0);
 
   const TcaPlanStats& stats() const noexcept { return stats_; }
-  // The same work items with every split window in one cluster (the first blocks of the
-  // grid; no workspace, no finalize kernel), or null. A plan of its own: passed to spmm_tca
-  // directly it always runs in clusters.
+  // The same windows with every split window in one cluster (the first blocks of the grid,
+  // cut into kBlockWarps equal items per block; no workspace, no finalize kernel), or null. A
+  // plan of its own: passed to spmm_tca directly it always runs in clusters.
   const TcaPlan* cluster_layout() const noexcept { return cluster_layout_.get(); }
   const void* items() const noexcept { return items_.get(); }
   // Split windows summed in the workspace: first row of each, and the first of its parts
