@@ -72,13 +72,14 @@ tessera::HostCoo<double> even_rows(std::int64_t rows, std::int64_t cols, std::in
 }
 
 // With TF32 allowed, Auto runs fp32 on the CUDA cores for a large matrix of even rows or of
-// long rows (one of them far longer than the others: the row chunks balance it), and on the
-// tensor cores for short rows of which one holds far more than the mean (tca_choose).
+// long rows (one of them far longer than the others: the row chunks balance it), for a few
+// rows of 100 nonzeros, and on the tensor cores for short rows of which one holds far more
+// than the mean, and for any of them at N <= 32 (tca_choose).
 TEST(SpmmTca, AutoTf32PicksCudaCoresForEvenOrLongRows) {
   const SpmmOptions auto_tf32{SpmmAlgorithm::Auto, /*allow_tf32=*/true};
-  auto pick = [&](const tessera::HostCoo<double>& coo) {
+  auto pick = [&](const tessera::HostCoo<double>& coo, std::int64_t n = 128) {
     const auto A = tessera::from_coo<float, tessera::CSR, Kokkos::Cuda>(coo);
-    Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::CudaSpace> B("B", coo.shape[1], 128), C("C", coo.shape[0], 128);
+    Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::CudaSpace> B("B", coo.shape[1], n), C("C", coo.shape[0], n);
     return tessera::spmm_choose_algorithm(A, B, C, auto_tf32);
   };
   auto with_long_row5 = [](tessera::HostCoo<double> coo) {  // row 5 gets 20000 more nonzeros
@@ -94,6 +95,8 @@ TEST(SpmmTca, AutoTf32PicksCudaCoresForEvenOrLongRows) {
   EXPECT_EQ(pick(even), SpmmAlgorithm::CudaCoreRowSplit);
   EXPECT_EQ(pick(skewed_short), SpmmAlgorithm::TensorCore);
   EXPECT_EQ(pick(skewed_long), SpmmAlgorithm::CudaCoreRowSplit);
+  EXPECT_EQ(pick(even_rows(500, 5000, 100)), SpmmAlgorithm::CudaCoreRowSplit);
+  for (const auto* coo : {&even, &skewed_long}) EXPECT_EQ(pick(*coo, 32), SpmmAlgorithm::TensorCore);
   check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(even, 128, 1.0, 0.0, 18, "even_rows", auto_tf32,
                                                        kTf32Tolerance);
   check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(skewed_short, 128, 1.0, 0.0, 19, "skewed_short_rows",

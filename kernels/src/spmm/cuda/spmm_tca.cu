@@ -1309,20 +1309,26 @@ TcaKernel tca_choose(const TcaPlan& plan, const TcaArgs& a, bool allow_tf32) {
   if (!tca_has_tensor_core(a.type)) return TcaKernel::CudaCoreRowSplit;
   if (a.type == TcaType::F32 && !allow_tf32) return TcaKernel::CudaCoreRowSplit;
   if (a.n < 16 || !tca_b_in_place(a)) return TcaKernel::CudaCoreRowSplit;
-  // fp32 runs the vectorised CUDA-core kernel where the rows fill the GPU (rows x column tiles
-  // reach kRowVecMinWarpsPerSm warps per SM) and either are even (no row over
-  // kRegularRowSpread x the mean, at least kRegularRowMinMean nonzeros on average) or average
-  // kLongRowMinMean nonzeros or more, however uneven (the plan's row chunks balance them): it
-  // reads B through L1 at half the tensor-core kernel's cost (see tca_row_vec_kernel), and
-  // rows that long no longer gain from the tensor-core kernel packing short rows into one MMA.
-  // Read off TF32 runs of both kernels on the 72 benchmark matrices (spmm_tca_h100.md).
+  if (a.type != TcaType::F32) return TcaKernel::TensorCore;
+  // TF32. Read off runs of both kernels on the 72 benchmark matrices (H100, spmm_tca_h100.md):
+  // - Up to kRowVecMaxTensorN columns the tensor cores win on nearly every matrix, even rows
+  //   and long ones (65 of 72 at N = 32, up to 2.5x; the worst loss 0.85x).
+  // - Rows averaging kLongRowMinMean nonzeros or more run the CUDA-core kernel: it reads B
+  //   through L1 at half the tensor-core kernel's cost (see tca_row_vec_kernel), and rows that
+  //   long no longer gain from the tensor cores packing short rows into one MMA.
+  // - Rows of kVeryLongRowMinMean nonzeros or more on average run it however few they are
+  //   (mbeacxc, movielens: 1.09-1.31x at N >= 64): its row chunks spread them over the GPU.
+  // - Otherwise it takes rows that fill the GPU (rows x column tiles reach
+  //   kRowVecMinWarpsPerSm warps per SM) and are even (none over kRegularRowSpread x the
+  //   mean, at least kRegularRowMinMean nonzeros on average).
   const TcaPlanStats& st = plan.stats();
-  constexpr double kRegularRowMinMean = 8, kLongRowMinMean = 24;
-  constexpr long long kRowVecMinWarpsPerSm = 32;
+  constexpr long long kRowVecMaxTensorN = 32, kRowVecMinWarpsPerSm = 32;
+  constexpr double kRegularRowMinMean = 8, kLongRowMinMean = 24, kVeryLongRowMinMean = 64;
+  if (a.n <= kRowVecMaxTensorN) return TcaKernel::TensorCore;
+  if (st.mean_row_nnz >= kVeryLongRowMinMean) return TcaKernel::CudaCoreRowSplit;
   const long long row_vec_warps = a.rows * ((a.n + 127) / 128);  // 128 fp32 columns per warp
   const bool even = st.mean_row_nnz >= kRegularRowMinMean && st.max_row_nnz <= kRegularRowSpread * st.mean_row_nnz;
-  if (a.type == TcaType::F32 && row_vec_warps >= kRowVecMinWarpsPerSm * st.sm_count &&
-      (even || st.mean_row_nnz >= kLongRowMinMean))
+  if (row_vec_warps >= kRowVecMinWarpsPerSm * st.sm_count && (even || st.mean_row_nnz >= kLongRowMinMean))
     return TcaKernel::CudaCoreRowSplit;
   return TcaKernel::TensorCore;
 }
