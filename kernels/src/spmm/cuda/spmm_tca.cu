@@ -1310,17 +1310,17 @@ TcaKernel tca_choose(const TcaPlan& plan, const TcaArgs& a, bool allow_tf32) {
   if (a.type == TcaType::F32 && !allow_tf32) return TcaKernel::CudaCoreRowSplit;
   if (a.n < 16 || !tca_b_in_place(a)) return TcaKernel::CudaCoreRowSplit;
   if (a.type != TcaType::F32) return TcaKernel::TensorCore;
-  // TF32. Read off runs of both kernels on the 72 benchmark matrices (H100, spmm_tca_h100.md):
-  // - Up to kRowVecMaxTensorN columns the tensor cores win on nearly every matrix, even rows
-  //   and long ones (65 of 72 at N = 32, up to 2.5x; the worst loss 0.85x).
-  // - Rows averaging kLongRowMinMean nonzeros or more run the CUDA-core kernel: it reads B
-  //   through L1 at half the tensor-core kernel's cost (see tca_row_vec_kernel), and rows that
-  //   long no longer gain from the tensor cores packing short rows into one MMA.
-  // - Rows of kVeryLongRowMinMean nonzeros or more on average run it however few they are
-  //   (mbeacxc, movielens: 1.09-1.31x at N >= 64): its row chunks spread them over the GPU.
-  // - Otherwise it takes rows that fill the GPU (rows x column tiles reach
-  //   kRowVecMinWarpsPerSm warps per SM) and are even (none over kRegularRowSpread x the
-  //   mean, at least kRegularRowMinMean nonzeros on average).
+  // TF32, read off runs of both kernels on the 72 benchmark matrices (H100, spmm_tca_h100.md).
+  // The CUDA-core kernel reads B through L1 at half the tensor-core kernel's cost (see
+  // tca_row_vec_kernel); the tensor cores gain where short rows share one MMA. So:
+  // - up to kRowVecMaxTensorN columns, the tensor cores: they won on 65 of 72 matrices at
+  //   N = 32, even rows and long ones alike (up to 2.5x; the worst loss 0.85x);
+  // - rows averaging kVeryLongRowMinMean nonzeros or more, the CUDA cores however few the rows
+  //   are (mbeacxc, movielens: 1.09-1.31x at N >= 64): its row chunks spread them;
+  // - rows that fill the GPU (rows x column tiles reach kRowVecMinWarpsPerSm warps per SM) and
+  //   are even (none over kRegularRowSpread x the mean, at least kRegularRowMinMean nonzeros on
+  //   average) or average kLongRowMinMean or more, the CUDA cores;
+  // - the rest, the tensor cores.
   const TcaPlanStats& st = plan.stats();
   constexpr long long kRowVecMaxTensorN = 32, kRowVecMinWarpsPerSm = 32;
   constexpr double kRegularRowMinMean = 8, kLongRowMinMean = 24, kVeryLongRowMinMean = 64;

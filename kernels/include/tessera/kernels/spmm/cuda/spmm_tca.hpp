@@ -207,9 +207,9 @@ bool tca_b_in_place(const TcaArgs& args);
 // Whether the element type has a tensor-core kernel (fp64 does not).
 bool tca_has_tensor_core(TcaType type);
 // The kernel Auto picks: TensorCore when the type has one (fp32 only with allow_tf32),
-// B is usable in place and n >= 16, except fp32 plans whose rows fill the GPU and are even
-// or average 24 nonzeros or more (CUDA cores read B through L1 at half the cost there);
-// CudaCoreRowSplit otherwise.
+// B is usable in place and n >= 16, except fp32 at n > 32 where the rows average 64 nonzeros
+// or more, or fill the GPU and are even or average 24 or more (CUDA cores read B through L1
+// at half the cost there); CudaCoreRowSplit otherwise.
 TcaKernel tca_choose(const TcaPlan& plan, const TcaArgs& args, bool allow_tf32);
 
 // Whether spmm_tca(&plan, kernel, args, ...) sums split windows in clusters (the plan's cluster
