@@ -131,6 +131,8 @@ TEST(SpmmTca, CudaCoreRowSplitChunksLongRows) {
   const auto plan = tessera::kernels::cuda::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0));
   EXPECT_EQ(plan->stats().chunked_rows, 6);
   EXPECT_GT(plan->stats().row_chunks, 6 * 2);
+  // Its work list: every chunk and every other row (the empty ones too: they write zeros).
+  EXPECT_EQ(plan->stats().row_split_items, plan->stats().row_chunks + coo.shape[0] - 6);
   for (std::int64_t n : {8, 64, 256}) {
     check_spmm<double, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 1.0, 0.0, 21, "power_law_rows", rs);
     check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, -2.0, 0.5, 22, "power_law_rows", rs);

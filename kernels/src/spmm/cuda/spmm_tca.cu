@@ -685,10 +685,10 @@ std::size_t packed_b_count(const TcaArgs& a) {
   return tca_b_in_place(a) ? 0 : static_cast<std::size_t>(a.cols) * static_cast<std::size_t>((a.n + vec - 1) / vec * vec);
 }
 
-// A piece of a long row for the vectorised row split: nonzeros [begin, end) of `row`. Chunk
-// i's sum goes to workspace row i.
+// A work item of the vectorised row split: nonzeros [begin, end) of `row`, the whole row or a
+// piece of it (a chunk), whose sum goes to workspace row `ws_row` (-1: a whole row, straight to C).
 struct alignas(16) RowChunk {
-  int row, begin, end;
+  int row, begin, end, ws_row;
 };
 
 // ---------------------------------------------------------------------------------
@@ -699,11 +699,12 @@ struct alignas(16) RowChunk {
 // at the end. A warp's load of one B row is then L x 16 contiguous bytes, which L1 serves
 // at one wavefront per 128 bytes: half of what the tensor-core kernels spend (a copy into
 // shared memory and a read back), which is what bounds them on long rows in fp32.
-// Work items per column tile: the plan's row chunks (pieces of at most chunk_limit nonzeros
-// of the rows longer than that; chunk i stores its sum in ws row i and tca_finalize_kernel
-// adds them up into C), then one per row; a warp whose row was chunked has nothing to do. So
-// no warp runs much more than chunk_limit nonzeros, however uneven the rows, and the long
-// chunks start first. ws rows are ws_ld (a multiple of kVec) wide.
+// Work items per column tile: one per row in row order, or, where the plan chunked its long rows,
+// the plan's item list: the chunks (pieces of at most row_chunk_nnz nonzeros; each stores its sum
+// in its ws row and tca_finalize_kernel adds them up into C) and the other rows, longest first.
+// So no warp runs much more than a chunk, however uneven the rows, the 8 warps of a block run
+// items of about one length, and the shortest items fill the last wave. ws rows are ws_ld (a
+// multiple of kVec) wide.
 // U gathers of one lane group are in flight at once (the unroll of the gather loop): 4 in
 // 40 registers (6 blocks per SM), or 8 in 48 (5 blocks) for fp32 plans of long rows
 // (kDeepGatherMeanRowNnz).
@@ -712,7 +713,7 @@ __global__ void __launch_bounds__(256, U == 8 ? 5 : 6)
     tca_row_vec_kernel(const int* __restrict__ pos, const int* __restrict__ crd, const T* __restrict__ vals,
                        const T* __restrict__ B, long long ldb, T* __restrict__ C, long long ldc_row,
                        long long ldc_col, int rows, int n, typename Elem<T>::acc alpha, typename Elem<T>::acc beta,
-                       bool c_vec, const RowChunk* __restrict__ chunks, int n_chunks, int chunk_limit,
+                       bool c_vec, const RowChunk* __restrict__ listed, int n_listed,
                        typename Elem<T>::acc* __restrict__ ws, long long ws_ld) {
   allow_dependent_grid_launch();  // the finalize kernel, if any (launch_finalize)
   using Acc = typename Elem<T>::acc;
@@ -724,18 +725,17 @@ __global__ void __launch_bounds__(256, U == 8 ? 5 : 6)
   };
   const int lane = threadIdx.x & 31, sub = lane / L, col_lane = lane % L;
   const long long gw = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) >> 5;
-  const long long tiles = (n + L * kVec - 1) / (L * kVec), items = static_cast<long long>(n_chunks) + rows;
+  const long long tiles = (n + L * kVec - 1) / (L * kVec), items = listed ? n_listed : rows;
   if (gw >= items * tiles) return;
-  // Consecutive warps take consecutive items (rows) of one column tile: neighbouring rows
-  // often share columns, and their warps then meet the same B rows in L1.
+  // Consecutive warps take consecutive items of one column tile: neighbouring rows often share
+  // columns, and their warps then meet the same B rows in L1.
   const int item = static_cast<int>(gw % items), col = static_cast<int>(gw / items) * L * kVec + col_lane * kVec;
-  int row, begin, end;
-  if (item < n_chunks) {
-    const RowChunk c = chunks[item];
-    row = c.row, begin = c.begin, end = c.end;
+  int row, begin, end, ws_row = -1;
+  if (listed) {
+    const RowChunk c = listed[item];
+    row = c.row, begin = c.begin, end = c.end, ws_row = c.ws_row;
   } else {
-    row = item - n_chunks, begin = __ldg(pos + row), end = __ldg(pos + row + 1);
-    if (end - begin > chunk_limit) return;  // the row's chunks do it
+    row = item, begin = __ldg(pos + row), end = __ldg(pos + row + 1);
   }
   const bool active = col < n;  // B holds kVec columns from col on (zero past n where packed)
   const T* b_lane = B + (active ? col : 0);
@@ -770,14 +770,14 @@ __global__ void __launch_bounds__(256, U == 8 ? 5 : 6)
 #pragma unroll
     for (int e = 0; e < kVec; ++e) acc[e] += __shfl_xor_sync(0xffffffffu, acc[e], off);
   if (sub != 0 || !active) return;
-  if (item < n_chunks) {  // one vector store; ws rows are ws_ld (a multiple of kVec) wide
+  if (ws_row >= 0) {  // one vector store; ws rows are ws_ld (a multiple of kVec) wide
     struct alignas(sizeof(Acc) * kVec) AccVec {
       Acc e[kVec];
     };
     AccVec y;
 #pragma unroll
     for (int e = 0; e < kVec; ++e) y.e[e] = acc[e];
-    *reinterpret_cast<AccVec*>(ws + item * ws_ld + col) = y;
+    *reinterpret_cast<AccVec*>(ws + ws_row * ws_ld + col) = y;
     return;
   }
   T* out = C + row * ldc_row + col * ldc_col;
@@ -956,22 +956,21 @@ void run_row_split(const TcaPlan* plan, const TcaArgs& a, cudaStream_t stream) {
   // C's rows contiguous, whole kVec-column groups, every group 16-byte aligned: vector stores
   const bool c_vec = a.c_col_stride == 1 && a.c_row_stride % kVec == 0 && a.n % kVec == 0 &&
                      reinterpret_cast<std::uintptr_t>(a.C) % 16 == 0;
-  // Without a plan every row is one work item.
+  // Without a plan, or with no chunked rows, every row is one work item, in row order.
   const long long n_chunks = plan ? plan->stats().row_chunks : 0;
-  const long long chunked_rows = plan ? plan->stats().chunked_rows : 0;
-  const int chunk_limit = plan && chunked_rows ? plan->stats().row_chunk_nnz : 0x7fffffff;
+  const long long n_listed = plan ? plan->stats().row_split_items : 0;
   // One workspace row per chunk, each written whole (no zeroing; see run_tensor_core).
   const std::size_t ws_count = static_cast<std::size_t>(n_chunks * n_load);
   DeviceBuffer<Acc> ws(ws_count, stream, ws_count ? workspace_pool() : nullptr);
   auto launch = [&](auto lanes, auto unroll) {
     constexpr int L = decltype(lanes)::value, U = decltype(unroll)::value;
-    const long long warps = (a.rows + n_chunks) * ((a.n + L * kVec - 1) / (L * kVec));
+    const long long warps = (n_listed ? n_listed : a.rows) * ((a.n + L * kVec - 1) / (L * kVec));
     const long long blocks = (warps + 7) / 8;
     if (blocks > 0x7fffffffLL) throw Error("spmm_tca: problem too large for the row-split grid");
     tca_row_vec_kernel<T, L, U><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
         a.pos, a.crd, static_cast<const T*>(a.vals), B, ldb, static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride,
         static_cast<int>(a.rows), static_cast<int>(a.n), static_cast<Acc>(a.alpha), static_cast<Acc>(a.beta), c_vec,
-        plan ? static_cast<const RowChunk*>(plan->row_chunks()) : nullptr, static_cast<int>(n_chunks), chunk_limit,
+        n_listed ? static_cast<const RowChunk*>(plan->row_split_items()) : nullptr, static_cast<int>(n_listed),
         ws.ptr, n_load);
     TESSERA_CUDA_CHECK_LAUNCH("tca_row_vec_kernel");
   };
@@ -1102,11 +1101,31 @@ std::shared_ptr<TcaPlan> TcaPlan::build_layout(const int* pos_host, std::int64_t
     chunked_rows.push_back(static_cast<int>(r));
     chunked_row_first_chunk.push_back(static_cast<int>(chunks.size()));
     for (long long cb = b; cb < e; cb += row_chunk_nnz)  // 64-bit: cb + row_chunk_nnz may pass INT_MAX
-      chunks.push_back({static_cast<int>(r), static_cast<int>(cb), static_cast<int>(std::min<long long>(e, cb + row_chunk_nnz))});
+      chunks.push_back({static_cast<int>(r), static_cast<int>(cb), static_cast<int>(std::min<long long>(e, cb + row_chunk_nnz)),
+                        static_cast<int>(chunks.size())});
   }
   chunked_row_first_chunk.push_back(static_cast<int>(chunks.size()));
   st.chunked_rows = static_cast<std::int64_t>(chunked_rows.size());
   st.row_chunks = static_cast<std::int64_t>(chunks.size());
+  // With chunked rows the row split runs a list: the chunks and the other rows, longest first
+  // (tca_row_vec_kernel says why).
+  std::vector<RowChunk> row_split_items;
+  if (!chunks.empty()) {
+    row_split_items = chunks;
+    for (std::int64_t r = 0; r < rows; ++r)
+      if (pos_host[r + 1] - pos_host[r] <= row_chunk_nnz)
+        row_split_items.push_back({static_cast<int>(r), pos_host[r], pos_host[r + 1], -1});
+    // Longest first: the 8 warps of a block then run items of about one length (a block holds its
+    // slots until its longest warp is done) and the shortest items fill the last wave. H100, own
+    // time of the row split against row order, N = 64-256: fp32 MIT8 1.09-1.21x,
+    // facebook_combined 1.13-1.18x, amazon_photo 1.02-1.12x, fp16 MIT8 1.27-1.35x; orani678 and
+    // movielens_small_ratings (a few rows of 1000+ among short ones) 0.98-1.03x; geomean over the 7
+    // chunked plans measured 1.063x fp32, 1.066x fp16. Buckets of 32 lengths, keeping more of the
+    // row order for L1, gave 1.067x and 1.009x.
+    std::stable_sort(row_split_items.begin(), row_split_items.end(),
+                     [](const RowChunk& x, const RowChunk& y) { return x.end - x.begin > y.end - y.begin; });
+  }
+  st.row_split_items = static_cast<std::int64_t>(row_split_items.size());
 
   // A work item is a range of at most a segment's K units (nonzeros, or slots with shared
   // columns) holding at most kSegmentNnz values (what the kernel stages), cut between units.
@@ -1257,7 +1276,7 @@ std::shared_ptr<TcaPlan> TcaPlan::build_layout(const int* pos_host, std::int64_t
   plan->split_part_begin_ = upload(split_part_begin.data(), split_part_begin.size() * sizeof(int));
   plan->split_finalize_slots_ = upload(split_slots.data(), split_slots.size() * sizeof(FinalizeSlot));
   plan->chunk_finalize_slots_ = upload(chunk_slots.data(), chunk_slots.size() * sizeof(FinalizeSlot));
-  plan->row_chunks_ = upload(chunks.data(), chunks.size() * sizeof(RowChunk));
+  plan->row_split_items_ = upload(row_split_items.data(), row_split_items.size() * sizeof(RowChunk));
   plan->chunked_rows_ = upload(chunked_rows.data(), chunked_rows.size() * sizeof(int));
   plan->chunked_row_first_chunk_ =
       upload(chunked_row_first_chunk.data(), chunked_row_first_chunk.size() * sizeof(int));
@@ -1273,7 +1292,7 @@ std::string TcaPlan::describe() const {
   std::snprintf(buf, sizeof(buf),
                 "TcaPlan{rows=%lld nnz=%lld windows=%lld work_items=%lld blocks=%lld grouped_windows=%lld "
                 "split_windows=%lld cluster_windows=%lld cluster_blocks=%d split_parts=%lld max_row_nnz=%lld mean_row_nnz=%.2f chunk_fill=%.3f segment_nnz=%d "
-                "max_item_nnz=%d sm_count=%d row_chunk_nnz=%d chunked_rows=%lld row_chunks=%lld "
+                "max_item_nnz=%d sm_count=%d row_chunk_nnz=%d chunked_rows=%lld row_chunks=%lld row_split_items=%lld "
                 "window_column_reuse=%.2f shared_columns=%d slots=%lld cluster_layout={cluster_windows=%lld "
                 "cluster_blocks=%d blocks=%lld}}",
                 static_cast<long long>(stats_.rows), static_cast<long long>(stats_.nnz),
@@ -1284,7 +1303,8 @@ std::string TcaPlan::describe() const {
                 static_cast<long long>(stats_.max_row_nnz),
                 stats_.mean_row_nnz, stats_.chunk_fill, stats_.segment_nnz, stats_.max_item_nnz,
                 stats_.sm_count, stats_.row_chunk_nnz, static_cast<long long>(stats_.chunked_rows),
-                static_cast<long long>(stats_.row_chunks), stats_.window_column_reuse,
+                static_cast<long long>(stats_.row_chunks), static_cast<long long>(stats_.row_split_items),
+                stats_.window_column_reuse,
                 stats_.shared_columns ? 1 : 0, static_cast<long long>(stats_.slots),
                 cluster_layout_ ? static_cast<long long>(cluster_layout_->stats_.cluster_windows) : 0LL,
                 cluster_layout_ ? cluster_layout_->stats_.cluster_blocks : 1,

@@ -102,6 +102,7 @@ struct TcaPlanStats {
   // pieces of at most that many, one workspace row of N each.
   int row_chunk_nnz = 0;
   std::int64_t chunked_rows = 0, row_chunks = 0;
+  std::int64_t row_split_items = 0;  // work items the row split lists (0: none chunked, one per row in order)
   std::int64_t chunk_finalize_blocks = 0;  // blocks of the kernel adding up the chunks (x 32-column tiles)
   // Window column reuse: nnz / (sum over windows of their distinct columns); 0 where the plan
   // was built without column ids or a row holds a column twice. shared_columns: the tensor-core kernel's K slots are the
@@ -158,9 +159,10 @@ class TcaPlan {
   // (spmm_tca.cu's FinalizeSlot, one per warp).
   const void* split_finalize_slots() const noexcept { return split_finalize_slots_.get(); }
   const void* chunk_finalize_slots() const noexcept { return chunk_finalize_slots_.get(); }
-  // Row split: {row, nnz begin, nnz end} (16 bytes) per chunk, the chunked rows, and the first
-  // chunk of each (chunked_rows + 1 entries).
-  const void* row_chunks() const noexcept { return row_chunks_.get(); }
+  // Row split: its work items ({row, nnz begin, nnz end, workspace row or -1}, 16 bytes each:
+  // the chunks and the unchunked rows, longest first; null without chunked rows), the chunked
+  // rows, and the first chunk (workspace row) of each (chunked_rows + 1 entries).
+  const void* row_split_items() const noexcept { return row_split_items_.get(); }
   const int* chunked_row_ids() const noexcept { return static_cast<const int*>(chunked_rows_.get()); }
   const int* chunked_row_first_chunk() const noexcept { return static_cast<const int*>(chunked_row_first_chunk_.get()); }
   // Shared columns (null otherwise): per slot its column, the window rows holding it (bit r:
@@ -178,7 +180,7 @@ class TcaPlan {
                                                int max_cluster_blocks);
   TcaPlanStats stats_;
   std::shared_ptr<const TcaPlan> cluster_layout_;
-  std::shared_ptr<void> items_, split_rows_, split_part_begin_, row_chunks_, chunked_rows_, chunked_row_first_chunk_;
+  std::shared_ptr<void> items_, split_rows_, split_part_begin_, row_split_items_, chunked_rows_, chunked_row_first_chunk_;
   std::shared_ptr<void> split_finalize_slots_, chunk_finalize_slots_;
   std::shared_ptr<void> slot_cols_, slot_rows_, slot_value_begin_, value_perm_;
 };
