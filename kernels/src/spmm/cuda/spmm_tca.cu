@@ -1117,11 +1117,11 @@ std::shared_ptr<TcaPlan> TcaPlan::build_layout(const int* pos_host, std::int64_t
         row_split_items.push_back({static_cast<int>(r), pos_host[r], pos_host[r + 1], -1});
     // Longest first: the 8 warps of a block then run items of about one length (a block holds its
     // slots until its longest warp is done) and the shortest items fill the last wave. H100, own
-    // time of the row split against row order, N = 64-256: fp32 MIT8 1.09-1.21x,
-    // facebook_combined 1.13-1.18x, amazon_photo 1.02-1.12x, fp16 MIT8 1.27-1.35x; orani678 and
-    // movielens_small_ratings (a few rows of 1000+ among short ones) 0.98-1.03x; geomean over the 7
-    // chunked plans measured 1.063x fp32, 1.066x fp16. Buckets of 32 lengths, keeping more of the
-    // row order for L1, gave 1.067x and 1.009x.
+    // time of the row split against row order over the 37 benchmark matrices with chunked rows,
+    // N = 64-256: 1.081x fp32, 1.093x fp16 (p2p-Gnutella31 1.23-1.41x, soc-Slashdot0902
+    // 1.14-1.34x, MIT8 1.17-1.25x; least syn_dense_row_100k 0.93-0.96x at N = 256). Sorting every
+    // plan this way lost up to 0.66x on wave (156 k rows, none chunked: neighbouring warps no longer
+    // share B rows in L1 / L2), so plans without chunks keep row order.
     std::stable_sort(row_split_items.begin(), row_split_items.end(),
                      [](const RowChunk& x, const RowChunk& y) { return x.end - x.begin > y.end - y.begin; });
   }
