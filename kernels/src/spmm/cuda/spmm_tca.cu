@@ -944,6 +944,17 @@ void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream)
 // fv2 (9) 0.89-0.98x, lp_fit2p (17) 0.88x at N = 256). Other types keep 4 (not measured).
 constexpr double kDeepGatherMeanRowNnz = 24.0;
 
+// The row split's lane groups are as wide as N needs, up to a warp, unless the launch would then
+// hold fewer warps than this fraction of what the GPU keeps resident: narrower groups give each
+// item more column tiles, so more warps, each gathering fewer bytes per nonzero. On an H100
+// (against the widest groups, all 72 benchmark matrices, N = 32-256): 54 of 432 fp32 and fp16
+// runs at N >= 64 changed by more than 3 %, all faster (1.07-1.63x: west0497, lastfm_user_artists,
+// bcsstk13, adder_dcop_05, watt_2, citeseer, ...) but ex9 fp16 N = 128 (0.96x). Forcing narrow
+// groups everywhere lost up to 0.5x on matrices whose warps already fill the GPU (wave, cage11,
+// p2p-Gnutella31); at 0.63 of the resident warps bcsstk13 fp32 N = 256 lost 0.94x with them,
+// citeseer at 0.52 gained 1.2-1.4x. fp64 follows the same rule (not measured).
+constexpr double kRowVecMinFill = 0.6;
+
 template <class T>
 void run_row_split(const TcaPlan* plan, const TcaArgs& a, cudaStream_t stream) {
   using Acc = typename Elem<T>::acc;
@@ -962,9 +973,11 @@ void run_row_split(const TcaPlan* plan, const TcaArgs& a, cudaStream_t stream) {
   // One workspace row per chunk, each written whole (no zeroing; see run_tensor_core).
   const std::size_t ws_count = static_cast<std::size_t>(n_chunks * n_load);
   DeviceBuffer<Acc> ws(ws_count, stream, ws_count ? workspace_pool() : nullptr);
+  const long long items = n_listed ? n_listed : a.rows;
+  const auto warps_at = [&](int lanes) { return items * ((a.n + lanes * kVec - 1) / (lanes * kVec)); };
   auto launch = [&](auto lanes, auto unroll) {
     constexpr int L = decltype(lanes)::value, U = decltype(unroll)::value;
-    const long long warps = (n_listed ? n_listed : a.rows) * ((a.n + L * kVec - 1) / (L * kVec));
+    const long long warps = warps_at(L);
     const long long blocks = (warps + 7) / 8;
     if (blocks > 0x7fffffffLL) throw Error("spmm_tca: problem too large for the row-split grid");
     tca_row_vec_kernel<T, L, U><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
@@ -974,10 +987,20 @@ void run_row_split(const TcaPlan* plan, const TcaArgs& a, cudaStream_t stream) {
         ws.ptr, n_load);
     TESSERA_CUDA_CHECK_LAUNCH("tca_row_vec_kernel");
   };
-  // Lane groups as wide as N needs (8 lanes cover 8 kVec columns), up to a warp.
+  // Lane groups as wide as N needs (8 lanes cover 8 kVec columns), up to a warp, and narrower
+  // while the launch would not fill the GPU (kRowVecMinFill).
+  int sms = plan ? plan->stats().sm_count : 0;
+  if (sms == 0) {
+    int device = 0;
+    TESSERA_CUDA_CHECK(cudaGetDevice(&device));
+    TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  }
   auto launch_lanes = [&](auto unroll) {
-    if (a.n <= 8 * kVec) launch(std::integral_constant<int, 8>{}, unroll);
-    else if (a.n <= 16 * kVec) launch(std::integral_constant<int, 16>{}, unroll);
+    constexpr int kResidentWarpsPerSm = 8 * (decltype(unroll)::value == 8 ? 5 : 6);  // tca_row_vec_kernel's bounds
+    int lanes = a.n <= 8 * kVec ? 8 : a.n <= 16 * kVec ? 16 : 32;
+    while (lanes > 8 && warps_at(lanes) < kRowVecMinFill * kResidentWarpsPerSm * sms) lanes /= 2;
+    if (lanes == 8) launch(std::integral_constant<int, 8>{}, unroll);
+    else if (lanes == 16) launch(std::integral_constant<int, 16>{}, unroll);
     else launch(std::integral_constant<int, 32>{}, unroll);
   };
   if constexpr (sizeof(T) == 4) {
