@@ -707,9 +707,11 @@ struct alignas(16) RowChunk {
 // multiple of kVec) wide.
 // U gathers of one lane group are in flight at once (the unroll of the gather loop): 4 in
 // 40 registers (6 blocks per SM), or 8 in 48 (5 blocks) for fp32 plans of long rows
-// (kDeepGatherMeanRowNnz).
+// (kDeepGatherMeanRowNnz). row_vec_blocks_per_sm is its launch bound, which run_row_split also
+// uses to count the warps the GPU keeps resident.
+constexpr int row_vec_blocks_per_sm(int unroll) { return unroll == 8 ? 5 : 6; }
 template <class T, int L, int U>
-__global__ void __launch_bounds__(256, U == 8 ? 5 : 6)
+__global__ void __launch_bounds__(256, row_vec_blocks_per_sm(U))
     tca_row_vec_kernel(const int* __restrict__ pos, const int* __restrict__ crd, const T* __restrict__ vals,
                        const T* __restrict__ B, long long ldb, T* __restrict__ C, long long ldc_row,
                        long long ldc_col, int rows, int n, typename Elem<T>::acc alpha, typename Elem<T>::acc beta,
@@ -996,7 +998,7 @@ void run_row_split(const TcaPlan* plan, const TcaArgs& a, cudaStream_t stream) {
     TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   }
   auto launch_lanes = [&](auto unroll) {
-    constexpr int kResidentWarpsPerSm = 8 * (decltype(unroll)::value == 8 ? 5 : 6);  // tca_row_vec_kernel's bounds
+    constexpr int kResidentWarpsPerSm = 8 * row_vec_blocks_per_sm(decltype(unroll)::value);
     int lanes = a.n <= 8 * kVec ? 8 : a.n <= 16 * kVec ? 16 : 32;
     while (lanes > 8 && warps_at(lanes) < kRowVecMinFill * kResidentWarpsPerSm * sms) lanes /= 2;
     if (lanes == 8) launch(std::integral_constant<int, 8>{}, unroll);
