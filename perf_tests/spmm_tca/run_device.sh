@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build (or use carried binaries), correctness sweep,
 # compute-sanitizer memcheck on a subset, benchmark. Logs under $OUT (or ./tca_out).
-# Usage: [CHECK_JOBS=8] run_device.sh [matrix_dir=.tca_data] [prebuilt_dir=.tca_build] [parts=check,memcheck,bench]
+# Usage: [CHECK_JOBS=8] [BENCH_ARGS="--prec bf16,fp64 ..."] run_device.sh [matrix_dir=.tca_data] [prebuilt_dir=.tca_build]
+#        [parts=check,memcheck,bench]
 set -uo pipefail
 data=${1:-.tca_data}; pre=${2:-.tca_build}; parts=${3:-check,memcheck,bench}
 out=${OUT:-./tca_out}; mkdir -p "$out"
@@ -32,6 +33,6 @@ if [[ $parts == *memcheck* ]]; then
     > "$out/memcheck.log" 2>&1; echo "memcheck rc=$?"; tail -4 "$out/memcheck.log"
 fi
 if [[ $parts == *bench* ]]; then
-  timeout 300 "$bin/spmm_tca_bench" "$data" > "$out/bench.md" 2>&1; echo "bench rc=$?"
-  grep -E "SUMMARY|ERROR|^\| (fp16|tf32)" "$out/bench.md"
+  timeout 300 "$bin/spmm_tca_bench" "$data" ${BENCH_ARGS:-} > "$out/bench.md" 2>&1; echo "bench rc=$?"
+  grep -E "SUMMARY|ERROR|^\| (fp16|bf16|tf32|fp64)" "$out/bench.md"
 fi

@@ -1,8 +1,11 @@
 // TCA-SpMM vs cuSPARSE SpMM, same process, same device data.
 //   fp16: A, B, C half, fp32 accumulation (cuSPARSE: CUDA_R_16F, compute CUDA_R_32F)
-//   fp32: ours with TF32 allowed (tensor cores, or the CUDA-core kernel where the plan picks
-//         it); cuSPARSE CUDA_R_32F with compute CUDA_R_32F (cuSPARSE SpMM has no TF32
-//         compute type for CSR; noted in the table).
+//   bf16: A, B, C bfloat16, fp32 accumulation (cuSPARSE: CUDA_R_16BF, compute CUDA_R_32F)
+//   tf32: fp32 data, ours with TF32 allowed (tensor cores, or the CUDA-core kernel where the
+//         plan picks it); cuSPARSE CUDA_R_32F with compute CUDA_R_32F (cuSPARSE SpMM has no
+//         TF32 compute type for CSR; noted in the table).
+//   fp64: A, B, C double (ours: the CUDA-core row split, the only fp64 kernel; cuSPARSE:
+//         CUDA_R_64F, compute CUDA_R_64F).
 // Ours runs the kernel tca_choose picks (the 'kernel' column); --kernel tc | rowsplit
 // forces one, for comparing them.
 // cuSPARSE: every CSR algorithm enum (DEFAULT, CSR_ALG1/2/3) with row-major and
@@ -14,17 +17,19 @@
 // against the cuSPARSE figures of an earlier full run.
 // --real-only skips the synthetic matrices (quick rounds on a folder of chosen real ones).
 // --dense col gives ours column-major B and C (default row-major; cuSPARSE tries both anyway).
-// --prec fp16 | tf32 runs one precision (default both); --row-chunk R builds the plans with
+// --prec P[,P...] picks the precisions among fp16, bf16, tf32, fp64 (default fp16,tf32, the
+// issue's targets); --row-chunk R builds the plans with
 // row chunks of R nonzeros for the CUDA-core row split (default: the plan's automatic size);
 // --shared-min-reuse X shares window columns where the matrix's window column reuse is at least X
 // (default kSharedColumnMinReuse; 0: every matrix, a large X: none).
 // Usage: spmm_tca_bench [matrix_dir] [--reps R] [--n 32,64,...] [--synthetic-only | --real-only] [--ours-only]
-//                       [--kernel auto | tc | rowsplit] [--prec fp16 | tf32] [--row-chunk R] [--dense col]
+//                       [--kernel auto | tc | rowsplit] [--prec fp16,bf16,tf32,fp64] [--row-chunk R] [--dense col]
 //                       [--shared-min-reuse X]
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cusparse.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -80,12 +85,42 @@ struct Result {
 template <class T>
 T from_double(double x) {
   if constexpr (std::is_same_v<T, __half>) return __double2half(x);
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16(static_cast<float>(x));
   else return static_cast<T>(x);
 }
 
+// What one precision runs: ours with element type T, cuSPARSE with its data and compute types.
+template <class T>
+struct Precision;
+template <>
+struct Precision<__half> {
+  static constexpr kc::TcaType ours = kc::TcaType::F16;
+  static constexpr cudaDataType data = CUDA_R_16F, compute = CUDA_R_32F;
+  using Scalar = float;
+};
+template <>
+struct Precision<__nv_bfloat16> {
+  static constexpr kc::TcaType ours = kc::TcaType::BF16;
+  static constexpr cudaDataType data = CUDA_R_16BF, compute = CUDA_R_32F;
+  using Scalar = float;
+};
+template <>
+struct Precision<float> {
+  static constexpr kc::TcaType ours = kc::TcaType::F32;
+  static constexpr cudaDataType data = CUDA_R_32F, compute = CUDA_R_32F;
+  using Scalar = float;
+};
+template <>
+struct Precision<double> {
+  static constexpr kc::TcaType ours = kc::TcaType::F64;
+  static constexpr cudaDataType data = CUDA_R_64F, compute = CUDA_R_64F;
+  using Scalar = double;
+};
+const char* const kPrecisions[] = {"fp16", "bf16", "tf32", "fp64"};
+
 template <class T>
 Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, cusparseHandle_t handle) {
-  const bool half = std::is_same_v<T, __half>;
+  using P = Precision<T>;
   std::mt19937_64 rng(42);
   std::vector<T> hv(A.nnz()), hB(A.cols * n);
   for (std::int64_t p = 0; p < A.nnz(); ++p) hv[p] = from_double<T>(A.val[p]);
@@ -107,7 +142,7 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
   res.floor_ms = bytes / bw * 1e3;
 
   kc::TcaArgs a{};
-  a.type = half ? kc::TcaType::F16 : kc::TcaType::F32;
+  a.type = P::ours;
   a.rows = A.rows;
   a.cols = A.cols;
   a.n = n;
@@ -138,11 +173,11 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
   }
 
   // cuSPARSE: best over algorithms and dense orders.
-  const cudaDataType dt = half ? CUDA_R_16F : CUDA_R_32F;
+  const cudaDataType dt = P::data;
   cusparseSpMatDescr_t matA;
   CUSPARSE_CHECK(cusparseCreateCsr(&matA, A.rows, A.cols, A.nnz(), dpos, dcrd, dval, CUSPARSE_INDEX_32I,
                                    CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, dt));
-  const float alpha = 1.f, beta = 0.f;
+  const typename P::Scalar alpha = 1, beta = 0;
   res.cusp_ms = 1e30;
   const std::pair<cusparseSpMMAlg_t, const char*> algs[] = {{CUSPARSE_SPMM_ALG_DEFAULT, "DEFAULT"},
                                                             {CUSPARSE_SPMM_CSR_ALG1, "CSR_ALG1"},
@@ -158,22 +193,22 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
       const char* name = entry.second;
       std::size_t ws_bytes = 0;
       if (cusparseSpMM_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
-                                  matA, matB, &beta, matC, CUDA_R_32F, alg, &ws_bytes) != CUSPARSE_STATUS_SUCCESS)
+                                  matA, matB, &beta, matC, P::compute, alg, &ws_bytes) != CUSPARSE_STATUS_SUCCESS)
         continue;
       void* ws = nullptr;
       if (ws_bytes) HARNESS_CHECK(cudaMalloc(&ws, ws_bytes));
       bool ok = true;
       if (alg == CUSPARSE_SPMM_CSR_ALG3)
         ok = cusparseSpMM_preprocess(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                     &alpha, matA, matB, &beta, matC, CUDA_R_32F, alg, ws) == CUSPARSE_STATUS_SUCCESS;
+                                     &alpha, matA, matB, &beta, matC, P::compute, alg, ws) == CUSPARSE_STATUS_SUCCESS;
       if (ok)
         ok = cusparseSpMM(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, matA,
-                          matB, &beta, matC, CUDA_R_32F, alg, ws) == CUSPARSE_STATUS_SUCCESS;
+                          matB, &beta, matC, P::compute, alg, ws) == CUSPARSE_STATUS_SUCCESS;
       HARNESS_CHECK(cudaDeviceSynchronize());
       if (ok) {
         const double ms = time_ms([&] {
           CUSPARSE_CHECK(cusparseSpMM(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                      &alpha, matA, matB, &beta, matC, CUDA_R_32F, alg, ws));
+                                      &alpha, matA, matB, &beta, matC, P::compute, alg, ws));
         });
         if (ms < res.cusp_ms) {
           res.cusp_ms = ms;
@@ -196,7 +231,7 @@ int main(int argc, char** argv) {
   std::string dir = ".tca_data";
   std::vector<std::int64_t> ns{32, 64, 128, 256};
   bool synthetic_only = false, real_only = false;
-  std::string prec_choice = "both";
+  std::vector<std::string> precs{"fp16", "tf32"};
   int row_chunk = 0;
   double shared_min_reuse = kc::kSharedColumnMinReuse;
   for (int i = 1; i < argc; ++i) {
@@ -217,9 +252,19 @@ int main(int argc, char** argv) {
       }
     }
     else if (!std::strcmp(argv[i], "--prec") && i + 1 < argc) {
-      prec_choice = argv[++i];
-      if (prec_choice != "fp16" && prec_choice != "tf32") {
-        std::fprintf(stderr, "--prec takes fp16 or tf32\n");
+      precs.clear();
+      std::stringstream ss(argv[++i]);
+      std::string tok;
+      while (std::getline(ss, tok, ',')) {
+        if (std::find(std::begin(kPrecisions), std::end(kPrecisions), tok) == std::end(kPrecisions)) {
+          std::fprintf(stderr, "--prec takes a comma-separated list of fp16, bf16, tf32, fp64 (got '%s')\n",
+                       tok.c_str());
+          return 2;
+        }
+        precs.push_back(tok);
+      }
+      if (precs.empty()) {
+        std::fprintf(stderr, "--prec needs at least one precision\n");
         return 2;
       }
     } else if (!std::strcmp(argv[i], "--row-chunk") && i + 1 < argc) {
@@ -242,6 +287,10 @@ int main(int argc, char** argv) {
       }
       dense_col_major = order == "col";
     } else dir = argv[i];
+  }
+  if (kernel_choice == "tc" && std::find(precs.begin(), precs.end(), "fp64") != precs.end()) {
+    std::fprintf(stderr, "--kernel tc: fp64 has no tensor-core kernel (drop fp64 from --prec or use rowsplit)\n");
+    return 2;
   }
   try {
     cudaDeviceProp prop;
@@ -277,12 +326,14 @@ int main(int argc, char** argv) {
       if (mi >= n_synth) make_representable(A);
       auto plan = kc::TcaPlan::build(A.pos.data(), A.rows, 0, row_chunk, A.crd.data(), shared_min_reuse);
       for (auto n : ns)
-        for (int prec = 0; prec < 2; ++prec) {
-          if (prec_choice != "both" && prec_choice != (prec == 0 ? "fp16" : "tf32")) continue;
-          const Result r = prec == 0 ? bench<__half>(A, *plan, n, bw, handle) : bench<float>(A, *plan, n, bw, handle);
+        for (const std::string& prec : precs) {
+          const Result r = prec == "fp16"   ? bench<__half>(A, *plan, n, bw, handle)
+                           : prec == "bf16" ? bench<__nv_bfloat16>(A, *plan, n, bw, handle)
+                           : prec == "tf32" ? bench<float>(A, *plan, n, bw, handle)
+                                            : bench<double>(A, *plan, n, bw, handle);
           const double flop = 2.0 * A.nnz() * n;
           const double s = r.cusp_ms / r.ours_ms;
-          const char* pname = prec == 0 ? "fp16" : "tf32";
+          const char* pname = prec.c_str();
           if (ours_only) {
             std::printf("| %s | %lld | %lld | %lld | %s | %.1f | - | - | - | %.1f | %s |\n", A.name.c_str(),
                         static_cast<long long>(A.rows), static_cast<long long>(A.nnz()), static_cast<long long>(n),

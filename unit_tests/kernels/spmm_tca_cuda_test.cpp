@@ -133,10 +133,37 @@ TEST(SpmmTca, CudaCoreRowSplitChunksLongRows) {
   EXPECT_GT(plan->stats().row_chunks, 6 * 2);
   // Its work list: every chunk and every other row (the empty ones too: they write zeros).
   EXPECT_EQ(plan->stats().row_split_items, plan->stats().row_chunks + coo.shape[0] - 6);
+  // Rows i % 3 == 0 are empty but for the long rows 507 and 2007.
+  EXPECT_EQ(plan->stats().nonempty_rows, 2002);
   for (std::int64_t n : {8, 64, 256}) {
     check_spmm<double, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 1.0, 0.0, 21, "power_law_rows", rs);
     check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, -2.0, 0.5, 22, "power_law_rows", rs);
     check_spmm<Half, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 1.0, 0.0, 23, "power_law_rows", rs, kHalfTolerance);
+  }
+}
+
+// Long rows among many empty ones (two thirds of the rows): their mean over the non-empty rows
+// sends the row split to its deep-gather launch (8 gathers per lane group in flight) for every
+// element size at N = 256 (one lane group per warp), and fp32 / fp64 at N = 64 too.
+TEST(SpmmTca, CudaCoreRowSplitLongRowsAmongEmptyOnes) {
+  const SpmmOptions rs{SpmmAlgorithm::CudaCoreRowSplit};
+  tessera::HostCoo<double> coo;
+  coo.shape = {1500, 900};
+  for (std::int64_t i = 0; i < coo.shape[0]; i += 3)
+    for (std::int64_t j = 0; j < 40 + i % 50; ++j) {
+      coo.coords.insert(coo.coords.end(), {i, (i * 13 + j * 11) % coo.shape[1]});
+      coo.values.push_back(0.5 - 0.002 * static_cast<double>((i + 5 * j) % 400));
+    }
+  const auto A = tessera::from_coo<double, tessera::CSR, Kokkos::Cuda>(coo);
+  const auto& s = A.decompose();
+  const auto plan = tessera::kernels::cuda::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0));
+  EXPECT_EQ(plan->stats().nonempty_rows, 500);
+  EXPECT_LT(plan->stats().mean_row_nnz, 24.0);  // over all rows: below kDeepGatherMeanRowNnz
+  for (std::int64_t n : {64, 256}) {
+    check_spmm<double, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 1.0, 0.0, 31, "long_rows_among_empty", rs);
+    check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 1.5, -1.0, 32, "long_rows_among_empty", rs);
+    check_spmm<Half, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 1.0, 0.0, 33, "long_rows_among_empty", rs,
+                                                          kHalfTolerance);
   }
 }
 

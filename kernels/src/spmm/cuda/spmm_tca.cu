@@ -939,11 +939,17 @@ void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream)
                               layout.split_part_begin(), kWindowRows, ws.ptr, ws_ld, a, stream);
 }
 
-// fp32 row-split plans whose rows average at least this many nonzeros keep 8 gathers per
-// lane group in flight instead of 4. On an H100 (TF32 Auto plans, N = 64-256, against 4)
+// Row-split plans whose non-empty rows average at least this many nonzeros keep 8 gathers per
+// lane group in flight instead of 4. On an H100, fp32 (TF32 Auto plans, N = 64-256, against 4):
 // MIT8 (mean 78), bcsstk16 (60), EX5 (45), Groebner_id2003_aug (35) ran 1.03-1.12x, while
 // matrices of short rows lost to the lower occupancy (cage10 / cage11 (13-14) 0.89-0.97x,
-// fv2 (9) 0.89-0.98x, lp_fit2p (17) 0.88x at N = 256). Other types keep 4 (not measured).
+// fv2 (9) 0.89-0.98x, lp_fit2p (17) 0.88x at N = 256). fp64 (all 72 benchmark matrices,
+// N = 64-256): 1.02x in geomean, bcsstk13, QSHIP12L_P (5427 rows, 2023 of them non-empty,
+// averaging 60), lastfm_user_artists, ex9, bcsstk16 1.20-1.32x, the least syn_long_20k_d128
+// 0.93x at N >= 128 (40 k warps or more: the occupancy counts more there). fp16 gained only
+// where one lane group spans the warp (N > 128: 1.03x in geomean, many long-row matrices
+// 1.16-1.27x), where each warp has one gather stream; with two or four groups per warp it
+// already keeps 8-16 gathers in flight (N = 64-128: 1.00x, movielens_small_ratings 0.87x).
 constexpr double kDeepGatherMeanRowNnz = 24.0;
 
 // The row split's lane groups are as wide as N needs, up to a warp, unless the launch would then
@@ -954,7 +960,9 @@ constexpr double kDeepGatherMeanRowNnz = 24.0;
 // bcsstk13, adder_dcop_05, watt_2, citeseer, ...) but ex9 fp16 N = 128 (0.96x). Forcing narrow
 // groups everywhere lost up to 0.5x on matrices whose warps already fill the GPU (wave, cage11,
 // p2p-Gnutella31); at 0.63 of the resident warps bcsstk13 fp32 N = 256 lost 0.94x with them,
-// citeseer at 0.52 gained 1.2-1.4x. fp64 follows the same rule (not measured).
+// citeseer at 0.52 gained 1.2-1.4x. fp64 follows the same rule (the widest groups for fp64 lost
+// 0.98x in geomean, citeseer, zenios, cora, lastfm_user_artists 0.63-0.83x at N = 64). Only the
+// items that gather count: the warps of empty rows return at once.
 constexpr double kRowVecMinFill = 0.6;
 
 template <class T>
@@ -976,10 +984,12 @@ void run_row_split(const TcaPlan* plan, const TcaArgs& a, cudaStream_t stream) {
   const std::size_t ws_count = static_cast<std::size_t>(n_chunks * n_load);
   DeviceBuffer<Acc> ws(ws_count, stream, ws_count ? workspace_pool() : nullptr);
   const long long items = n_listed ? n_listed : a.rows;
-  const auto warps_at = [&](int lanes) { return items * ((a.n + lanes * kVec - 1) / (lanes * kVec)); };
+  // The warps of empty rows return at once: the fill rule below counts those that gather.
+  const long long empty_rows = plan ? a.rows - plan->stats().nonempty_rows : 0;
+  const auto tiles_at = [&](int lanes) { return (a.n + lanes * kVec - 1) / (lanes * kVec); };
   auto launch = [&](auto lanes, auto unroll) {
     constexpr int L = decltype(lanes)::value, U = decltype(unroll)::value;
-    const long long warps = warps_at(L);
+    const long long warps = items * tiles_at(L);
     const long long blocks = (warps + 7) / 8;
     if (blocks > 0x7fffffffLL) throw Error("spmm_tca: problem too large for the row-split grid");
     tca_row_vec_kernel<T, L, U><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
@@ -997,20 +1007,27 @@ void run_row_split(const TcaPlan* plan, const TcaArgs& a, cudaStream_t stream) {
     TESSERA_CUDA_CHECK(cudaGetDevice(&device));
     TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   }
-  auto launch_lanes = [&](auto unroll) {
-    constexpr int kResidentWarpsPerSm = 8 * row_vec_blocks_per_sm(decltype(unroll)::value);
+  const auto lanes_for = [&](int resident_warps_per_sm) {
     int lanes = a.n <= 8 * kVec ? 8 : a.n <= 16 * kVec ? 16 : 32;
-    while (lanes > 8 && warps_at(lanes) < kRowVecMinFill * kResidentWarpsPerSm * sms) lanes /= 2;
+    while (lanes > 8 && (items - empty_rows) * tiles_at(lanes) < kRowVecMinFill * resident_warps_per_sm * sms)
+      lanes /= 2;
+    return lanes;
+  };
+  auto launch_lanes = [&](int lanes, auto unroll) {
     if (lanes == 8) launch(std::integral_constant<int, 8>{}, unroll);
     else if (lanes == 16) launch(std::integral_constant<int, 16>{}, unroll);
     else launch(std::integral_constant<int, 32>{}, unroll);
   };
-  if constexpr (sizeof(T) == 4) {
-    if (plan && plan->stats().mean_row_nnz >= kDeepGatherMeanRowNnz) launch_lanes(std::integral_constant<int, 8>{});
-    else launch_lanes(std::integral_constant<int, 4>{});
-  } else {
-    launch_lanes(std::integral_constant<int, 4>{});
-  }
+  const std::integral_constant<int, 4> shallow;
+  const std::integral_constant<int, 8> deep;
+  const int lanes = lanes_for(8 * row_vec_blocks_per_sm(shallow));
+  const TcaPlanStats st = plan ? plan->stats() : TcaPlanStats{};
+  const bool long_rows = st.nonempty_rows > 0 && st.nnz >= kDeepGatherMeanRowNnz * st.nonempty_rows;
+  if (!long_rows) launch_lanes(lanes, shallow);
+  else if constexpr (sizeof(T) >= 4) launch_lanes(lanes_for(8 * row_vec_blocks_per_sm(deep)), deep);
+  // 2-byte types: only where one lane group spans the warp (kDeepGatherMeanRowNnz says why).
+  else if (lanes == 32) launch(std::integral_constant<int, 32>{}, deep);
+  else launch_lanes(lanes, shallow);
   if (ws_count)
     launch_finalize<T, Acc>(plan->chunk_finalize_slots(), plan->stats().chunk_finalize_blocks, plan->chunked_row_ids(),
                             plan->chunked_row_first_chunk(), 1, ws.ptr, n_load, a, stream);
@@ -1101,8 +1118,10 @@ std::shared_ptr<TcaPlan> TcaPlan::build_layout(const int* pos_host, std::int64_t
   if (segment_nnz % kChunkNnz != 0 || segment_nnz > kSegmentNnz)
     throw Error("TcaPlan: segment_nnz must be a multiple of kChunkNnz and at most kSegmentNnz");
   st.segment_nnz = segment_nnz;
-  for (std::int64_t r = 0; r < rows; ++r)
+  for (std::int64_t r = 0; r < rows; ++r) {
     st.max_row_nnz = std::max<std::int64_t>(st.max_row_nnz, pos_host[r + 1] - pos_host[r]);
+    st.nonempty_rows += pos_host[r + 1] > pos_host[r];
+  }
   st.mean_row_nnz = rows > 0 ? static_cast<double>(st.nnz) / rows : 0.0;
 
   // Row chunks of the vectorised row split: rows longer than row_chunk_nnz are cut into
@@ -1316,7 +1335,7 @@ std::string TcaPlan::describe() const {
   char buf[896];
   std::snprintf(buf, sizeof(buf),
                 "TcaPlan{rows=%lld nnz=%lld windows=%lld work_items=%lld blocks=%lld grouped_windows=%lld "
-                "split_windows=%lld cluster_windows=%lld cluster_blocks=%d split_parts=%lld max_row_nnz=%lld mean_row_nnz=%.2f chunk_fill=%.3f segment_nnz=%d "
+                "split_windows=%lld cluster_windows=%lld cluster_blocks=%d split_parts=%lld max_row_nnz=%lld mean_row_nnz=%.2f nonempty_rows=%lld chunk_fill=%.3f segment_nnz=%d "
                 "max_item_nnz=%d sm_count=%d row_chunk_nnz=%d chunked_rows=%lld row_chunks=%lld row_split_items=%lld "
                 "window_column_reuse=%.2f shared_columns=%d slots=%lld cluster_layout={cluster_windows=%lld "
                 "cluster_blocks=%d blocks=%lld}}",
@@ -1326,7 +1345,7 @@ std::string TcaPlan::describe() const {
                 static_cast<long long>(stats_.split_windows), static_cast<long long>(stats_.cluster_windows),
                 stats_.cluster_blocks, static_cast<long long>(stats_.split_parts),
                 static_cast<long long>(stats_.max_row_nnz),
-                stats_.mean_row_nnz, stats_.chunk_fill, stats_.segment_nnz, stats_.max_item_nnz,
+                stats_.mean_row_nnz, static_cast<long long>(stats_.nonempty_rows), stats_.chunk_fill, stats_.segment_nnz, stats_.max_item_nnz,
                 stats_.sm_count, stats_.row_chunk_nnz, static_cast<long long>(stats_.chunked_rows),
                 static_cast<long long>(stats_.row_chunks), static_cast<long long>(stats_.row_split_items),
                 stats_.window_column_reuse,

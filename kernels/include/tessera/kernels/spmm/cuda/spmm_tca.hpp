@@ -92,6 +92,7 @@ struct TcaPlanStats {
   std::int64_t split_finalize_blocks = 0;  // blocks of the kernel adding up the parts (x 32-column tiles)
   std::int64_t max_row_nnz = 0;
   double mean_row_nnz = 0;
+  std::int64_t nonempty_rows = 0;  // rows with a nonzero (the CUDA-core row split's warps that work)
   // Fraction of MMA K slots that hold a real nonzero (padding of the last chunk of
   // each work item is the waste).
   double chunk_fill = 0;
