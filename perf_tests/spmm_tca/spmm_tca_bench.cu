@@ -82,13 +82,6 @@ struct Result {
   double floor_ms = 0;
 };
 
-template <class T>
-T from_double(double x) {
-  if constexpr (std::is_same_v<T, __half>) return __double2half(x);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16(static_cast<float>(x));
-  else return static_cast<T>(x);
-}
-
 // What one precision runs: ours with element type T, cuSPARSE with its data and compute types.
 template <class T>
 struct Precision;

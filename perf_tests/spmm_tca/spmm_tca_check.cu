@@ -22,23 +22,6 @@ using namespace tca_harness;
 namespace {
 
 template <class T>
-T from_double(double x);
-template <>
-float from_double<float>(double x) { return static_cast<float>(x); }
-template <>
-double from_double<double>(double x) { return x; }
-template <>
-__half from_double<__half>(double x) { return __double2half(x); }
-template <>
-__nv_bfloat16 from_double<__nv_bfloat16>(double x) { return __float2bfloat16(static_cast<float>(x)); }
-template <class T>
-double to_double(T x) { return static_cast<double>(x); }
-template <>
-double to_double<__half>(__half x) { return __half2float(x); }
-template <>
-double to_double<__nv_bfloat16>(__nv_bfloat16 x) { return __bfloat162float(x); }
-
-template <class T>
 struct Dev {
   T* p = nullptr;
   explicit Dev(std::size_t n) { HARNESS_CHECK(cudaMalloc(&p, std::max<std::size_t>(n, 1) * sizeof(T))); }

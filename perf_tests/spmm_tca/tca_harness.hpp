@@ -3,6 +3,8 @@
 // host CSR matrices from the project's Matrix Market reader or from generators, a
 // double-precision reference, and CUDA error checks. No Kokkos, so the programs build
 // with plain nvcc on the GPU machine.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -12,12 +14,27 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tessera/core/io/matrix_market.hpp"
 #include "../common/harness_check.hpp"
 
 namespace tca_harness {
+
+// Element conversions of the four value types the kernels take.
+template <class T>
+T from_double(double x) {
+  if constexpr (std::is_same_v<T, __half>) return __double2half(x);
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16(static_cast<float>(x));
+  else return static_cast<T>(x);
+}
+template <class T>
+double to_double(T x) {
+  if constexpr (std::is_same_v<T, __half>) return __half2float(x);
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __bfloat162float(x);
+  else return static_cast<double>(x);
+}
 
 struct Csr {
   std::string name;

@@ -143,12 +143,13 @@ TEST(SpmmTca, CudaCoreRowSplitChunksLongRows) {
 }
 
 // Long rows among many empty ones (two thirds of the rows): their mean over the non-empty rows
-// sends the row split to its deep-gather launch (8 gathers per lane group in flight) for every
-// element size at N = 256 (one lane group per warp), and fp32 / fp64 at N = 64 too.
+// sends the row split to its deep-gather launch (8 gathers per lane group in flight): fp32 and
+// fp64 at both N, fp16 at N = 256, where its 4500 items (rows and chunks of 64) fill even an
+// H100's 132 SMs with 32-lane groups, so one lane group spans the warp.
 TEST(SpmmTca, CudaCoreRowSplitLongRowsAmongEmptyOnes) {
   const SpmmOptions rs{SpmmAlgorithm::CudaCoreRowSplit};
   tessera::HostCoo<double> coo;
-  coo.shape = {1500, 900};
+  coo.shape = {9000, 900};
   for (std::int64_t i = 0; i < coo.shape[0]; i += 3)
     for (std::int64_t j = 0; j < 40 + i % 50; ++j) {
       coo.coords.insert(coo.coords.end(), {i, (i * 13 + j * 11) % coo.shape[1]});
@@ -157,7 +158,7 @@ TEST(SpmmTca, CudaCoreRowSplitLongRowsAmongEmptyOnes) {
   const auto A = tessera::from_coo<double, tessera::CSR, Kokkos::Cuda>(coo);
   const auto& s = A.decompose();
   const auto plan = tessera::kernels::cuda::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0));
-  EXPECT_EQ(plan->stats().nonempty_rows, 500);
+  EXPECT_EQ(plan->stats().nonempty_rows, 3000);
   EXPECT_LT(plan->stats().mean_row_nnz, 24.0);  // over all rows: below kDeepGatherMeanRowNnz
   for (std::int64_t n : {64, 256}) {
     check_spmm<double, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 1.0, 0.0, 31, "long_rows_among_empty", rs);
