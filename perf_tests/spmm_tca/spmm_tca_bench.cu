@@ -83,32 +83,22 @@ struct Result {
 };
 
 // What one precision runs: ours with element type T, cuSPARSE with its data and compute types.
+template <kc::TcaType Ours, cudaDataType Data, cudaDataType Compute, class S>
+struct PrecisionOf {
+  static constexpr kc::TcaType ours = Ours;
+  static constexpr cudaDataType data = Data, compute = Compute;
+  using Scalar = S;
+};
 template <class T>
 struct Precision;
 template <>
-struct Precision<__half> {
-  static constexpr kc::TcaType ours = kc::TcaType::F16;
-  static constexpr cudaDataType data = CUDA_R_16F, compute = CUDA_R_32F;
-  using Scalar = float;
-};
+struct Precision<__half> : PrecisionOf<kc::TcaType::F16, CUDA_R_16F, CUDA_R_32F, float> {};
 template <>
-struct Precision<__nv_bfloat16> {
-  static constexpr kc::TcaType ours = kc::TcaType::BF16;
-  static constexpr cudaDataType data = CUDA_R_16BF, compute = CUDA_R_32F;
-  using Scalar = float;
-};
+struct Precision<__nv_bfloat16> : PrecisionOf<kc::TcaType::BF16, CUDA_R_16BF, CUDA_R_32F, float> {};
 template <>
-struct Precision<float> {
-  static constexpr kc::TcaType ours = kc::TcaType::F32;
-  static constexpr cudaDataType data = CUDA_R_32F, compute = CUDA_R_32F;
-  using Scalar = float;
-};
+struct Precision<float> : PrecisionOf<kc::TcaType::F32, CUDA_R_32F, CUDA_R_32F, float> {};
 template <>
-struct Precision<double> {
-  static constexpr kc::TcaType ours = kc::TcaType::F64;
-  static constexpr cudaDataType data = CUDA_R_64F, compute = CUDA_R_64F;
-  using Scalar = double;
-};
+struct Precision<double> : PrecisionOf<kc::TcaType::F64, CUDA_R_64F, CUDA_R_64F, double> {};
 const char* const kPrecisions[] = {"fp16", "bf16", "tf32", "fp64"};
 
 template <class T>
