@@ -196,8 +196,9 @@ int main(int argc, char** argv) {
         const kc::Nv24Launch launch = kc::nv24_choose(args);
         std::printf("sweep M=%lld N=%lld K=%lld auto=%s/%d:", (long long)M, (long long)N, (long long)K,
                     kc::to_string(launch.tile), launch.splits);
-        const int last_tile = prop.major == 9 && prop.minor == 0 ? 6 : 3;  // the wgmma.sp tiles on Hopper
-        for (int t = whole_set ? 4 : 1; t <= last_tile; ++t)
+        // the wgmma.sp tiles on Hopper only
+        const kc::Nv24Tile last = prop.major == 9 && prop.minor == 0 ? kc::Nv24Tile::HopperLarge : kc::Nv24Tile::Small;
+        for (int t = whole_set ? 4 : 1; t <= static_cast<int>(last); ++t)
           for (int splits : {1, 2, 3, 4}) {
             if (splits == 3 && !whole_set) continue;
             const float ms = median_ms([&] { kc::nv24_spmm(args, stream, kc::Nv24Tile(t), splits); }, stream);

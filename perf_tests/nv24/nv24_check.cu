@@ -60,7 +60,8 @@ int main(int argc, char** argv) {
   }
   const bool hopper = prop.major == 9 && prop.minor == 0;
   std::vector<kc::Nv24Tile> tiles;
-  for (int t = 0; t <= (hopper ? 6 : 3); ++t) tiles.push_back(kc::Nv24Tile(t));
+  const kc::Nv24Tile last = hopper ? kc::Nv24Tile::HopperLarge : kc::Nv24Tile::Small;
+  for (int t = 0; t <= static_cast<int>(last); ++t) tiles.push_back(kc::Nv24Tile(t));
   // the launch Auto makes, plus the wgmma.sp kernel where it runs
   std::vector<kc::Nv24Tile> auto_tiles = {kc::Nv24Tile::Auto};
   if (hopper) auto_tiles.push_back(kc::Nv24Tile::HopperWide);

@@ -46,7 +46,9 @@ bool is_hopper() {
 }
 std::vector<kc::Nv24Tile> runnable_tiles() {
   std::vector<kc::Nv24Tile> tiles = {kc::Nv24Tile::Large, kc::Nv24Tile::Medium, kc::Nv24Tile::Small};
-  if (is_hopper()) tiles.insert(tiles.end(), {kc::Nv24Tile::HopperWide, kc::Nv24Tile::HopperSquare, kc::Nv24Tile::HopperTall});
+  if (is_hopper())
+    tiles.insert(tiles.end(), {kc::Nv24Tile::HopperWide, kc::Nv24Tile::HopperSquare, kc::Nv24Tile::HopperTall,
+                               kc::Nv24Tile::HopperLarge});
   return tiles;
 }
 
@@ -93,7 +95,8 @@ TEST(Nv24SpmmCuda, HopperTilesChosenOnComputeCapability90) {
   kc::Nv24Args args{kc::Nv24Type::F16, 4096, 4096, 4096, 4096, nullptr, 4096, nullptr, nullptr, nullptr, 4096};
   const kc::Nv24Launch l = kc::nv24_choose(args);
   const bool hopper_tile =
-      l.tile == kc::Nv24Tile::HopperWide || l.tile == kc::Nv24Tile::HopperSquare || l.tile == kc::Nv24Tile::HopperTall;
+      l.tile == kc::Nv24Tile::HopperWide || l.tile == kc::Nv24Tile::HopperSquare || l.tile == kc::Nv24Tile::HopperTall ||
+      l.tile == kc::Nv24Tile::HopperLarge;
   EXPECT_EQ(hopper_tile, is_hopper()) << kc::to_string(l.tile);
   if (!is_hopper()) {
     EXPECT_THROW(kc::nv24_choose(args, kc::Nv24Tile::HopperWide), tessera::NotCompiled);

@@ -278,21 +278,25 @@ DeviceInfo device_info() {
 }
 
 bool is_hopper_tile(Nv24Tile t) {
-  return t == Nv24Tile::HopperWide || t == Nv24Tile::HopperSquare || t == Nv24Tile::HopperTall;
+  return t == Nv24Tile::HopperWide || t == Nv24Tile::HopperSquare || t == Nv24Tile::HopperTall ||
+         t == Nv24Tile::HopperLarge;
 }
 
 // Tuning constants of the time model below, fitted to H100 runs of perf_tests/nv24
 // (nv24_bench --sweep for the mma.sp tiles, --sweep-set for the wgmma.sp ones): relative
 // throughput of a full multiprocessor for each tile shape (about 400, 360 and 220
 // dense-equivalent TFLOP/s at 4096^3 for the mma.sp tiles; 810, 680 and 930 for the
-// wgmma.sp Wide, Square and Tall tiles, Tall behind Wide below m = 2048), and the cost of
-// the split-K reduction per output element and split (8-byte atomic) and per output element
-// (zeroing + finalize), in units of one (tile element x k tile of 64) of the Large shape's
-// main loop. The wgmma.sp constants minimise the geometric-mean loss of the chosen
-// (tile, split) against the fastest one over the LLM set (4.3% -> 1.1% on those sweeps).
+// wgmma.sp Wide, Square and Tall tiles, Tall behind Wide below m = 2048; HopperLarge about
+// 1050 where its blocks fill whole waves, slower than the others below m = 1024), and the
+// cost of the split-K reduction per output element and split (8-byte atomic) and per output
+// element (zeroing + finalize), in units of one (tile element x k tile of 64) of the Large
+// shape's main loop. The wgmma.sp constants minimise the geometric-mean loss of the chosen
+// (tile, split) against the fastest one over the LLM set (4.3% -> 1.1% on those sweeps;
+// 0.7% with HopperLarge, whose rates were fitted with the others kept).
 constexpr double kLargeRate = 1.0, kMediumRate = 0.9, kSmallRate = 0.55;
-constexpr double kHopperWideRate = 2.3, kHopperSquareRate = 1.7, kHopperTallRate = 1.8, kHopperTallLargeMRate = 2.4;
-constexpr std::int64_t kHopperTallLargeM = 2048;
+constexpr double kHopperWideRate = 2.3, kHopperSquareRate = 1.7, kHopperTallRate = 1.8, kHopperTallLargeMRate = 2.4,
+                 kHopperLargeRate = 2.7, kHopperLargeSmallMRate = 1.8;
+constexpr std::int64_t kHopperTallLargeM = 2048, kHopperLargeSmallM = 1024;
 constexpr double kSplitCostPerElement = 0.044, kHopperSplitCostPerElement = 0.1, kReduceCostPerElement = 0.1;
 constexpr int kMaxSplits = 8;
 
@@ -389,9 +393,10 @@ using SmallTile = Config<64, 64, 2, 2, 4, 1>;     // 4 warps of 32 x 32, 50 KB
 // The sm_90a tiles (nv24_spmm_wgmma.cu): one k tile per stage.
 TileModel hopper_model(Nv24Tile t, const Nv24Args& a) {
   const nv24_detail::WgmmaTileInfo i = nv24_detail::wgmma_tile_info(t);
-  const double rate = t == Nv24Tile::HopperWide   ? kHopperWideRate
-                      : t == Nv24Tile::HopperTall ? (a.m >= kHopperTallLargeM ? kHopperTallLargeMRate : kHopperTallRate)
-                                                  : kHopperSquareRate;
+  const double rate = t == Nv24Tile::HopperWide    ? kHopperWideRate
+                      : t == Nv24Tile::HopperTall  ? (a.m >= kHopperTallLargeM ? kHopperTallLargeMRate : kHopperTallRate)
+                      : t == Nv24Tile::HopperLarge ? (a.m < kHopperLargeSmallM ? kHopperLargeSmallMRate : kHopperLargeRate)
+                                                   : kHopperSquareRate;
   return {i.bn, i.bm, 1, i.smem_bytes, rate, true, kHopperSplitCostPerElement};
 }
 
@@ -423,6 +428,7 @@ const char* to_string(Nv24Tile t) {
     case Nv24Tile::HopperWide: return "HopperWide(128x256)";
     case Nv24Tile::HopperSquare: return "HopperSquare(128x128)";
     case Nv24Tile::HopperTall: return "HopperTall(256x128)";
+    case Nv24Tile::HopperLarge: return "HopperLarge(256x192)";
   }
   return "?";
 }
@@ -434,7 +440,8 @@ Nv24Launch nv24_choose(const Nv24Args& args, Nv24Tile tile) {
                       " runs the sm_90a wgmma.sp kernel, which needs a compute capability 9.0 device");
   std::vector<Nv24Tile> candidates = {Nv24Tile::Large, Nv24Tile::Medium, Nv24Tile::Small};
   if (d.hopper)
-    candidates.insert(candidates.begin(), {Nv24Tile::HopperWide, Nv24Tile::HopperSquare, Nv24Tile::HopperTall});
+    candidates.insert(candidates.begin(),
+                      {Nv24Tile::HopperWide, Nv24Tile::HopperSquare, Nv24Tile::HopperTall, Nv24Tile::HopperLarge});
   if (tile != Nv24Tile::Auto) candidates = {tile};
   Nv24Launch best{candidates.front(), 1};
   double best_time = 0;

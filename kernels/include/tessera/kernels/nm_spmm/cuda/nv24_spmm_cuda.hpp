@@ -33,9 +33,18 @@ enum class Nv24Type : int { F16 = 0, BF16 = 1 };
 // Block tile, (weight rows n) x (activation rows m). mma.sp kernel (any sm_80+ device):
 // Large 256 x 128, Medium 128 x 128, Small 64 x 64. wgmma.sp kernel (compute capability 9.0
 // only; forcing it elsewhere throws tessera::NotCompiled): HopperWide 128 x 256,
-// HopperSquare 128 x 128, HopperTall 256 x 128. Auto picks by an estimate of waves x tile
-// time on the current device among the tiles it can run.
-enum class Nv24Tile : int { Auto = 0, Large = 1, Medium = 2, Small = 3, HopperWide = 4, HopperSquare = 5, HopperTall = 6 };
+// HopperSquare 128 x 128, HopperTall 256 x 128, HopperLarge 256 x 192. Auto picks by an
+// estimate of waves x tile time on the current device among the tiles it can run.
+enum class Nv24Tile : int {
+  Auto = 0,
+  Large = 1,
+  Medium = 2,
+  Small = 3,
+  HopperWide = 4,
+  HopperSquare = 5,
+  HopperTall = 6,
+  HopperLarge = 7
+};
 
 struct Nv24Args {
   Nv24Type type;
