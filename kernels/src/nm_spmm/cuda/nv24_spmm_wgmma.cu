@@ -289,7 +289,7 @@ using TallTile = WConfig<2, 128, 6, 2>;    // 256 x 128, 6 x 34 KB stages: 1 blo
 // as for Wide): wgmma.sp reads the activations once per 64 weight rows whatever the tile, so
 // the larger tile saves shared-memory traffic on the weights and the copies (about 205 B per
 // tensor-core cycle at the sparse peak against Tall's 228; the SM's shared memory gives 128).
-// On an H100 it ran 13-16% faster than Tall per multiprocessor where both fill whole waves.
+// On an H100 it ran 13-18% faster than Tall per multiprocessor where both fill whole waves.
 using LargeTile = WConfig<2, 192, 5, 1, Producer::Warpgroup>;
 
 template <class T>
