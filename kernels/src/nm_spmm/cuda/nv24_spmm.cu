@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -277,9 +278,11 @@ DeviceInfo device_info() {
   return cache[dev];
 }
 
+// The sm_90a wgmma.sp tiles (nv24_spmm_wgmma.cu), Auto's candidates on compute capability 9.0.
+constexpr Nv24Tile kHopperTiles[] = {Nv24Tile::HopperWide, Nv24Tile::HopperSquare, Nv24Tile::HopperTall,
+                                     Nv24Tile::HopperLarge};
 bool is_hopper_tile(Nv24Tile t) {
-  return t == Nv24Tile::HopperWide || t == Nv24Tile::HopperSquare || t == Nv24Tile::HopperTall ||
-         t == Nv24Tile::HopperLarge;
+  return std::find(std::begin(kHopperTiles), std::end(kHopperTiles), t) != std::end(kHopperTiles);
 }
 
 // Tuning constants of the time model below, fitted to H100 runs of perf_tests/nv24
@@ -440,8 +443,7 @@ Nv24Launch nv24_choose(const Nv24Args& args, Nv24Tile tile) {
                       " runs the sm_90a wgmma.sp kernel, which needs a compute capability 9.0 device");
   std::vector<Nv24Tile> candidates = {Nv24Tile::Large, Nv24Tile::Medium, Nv24Tile::Small};
   if (d.hopper)
-    candidates.insert(candidates.begin(),
-                      {Nv24Tile::HopperWide, Nv24Tile::HopperSquare, Nv24Tile::HopperTall, Nv24Tile::HopperLarge});
+    candidates.insert(candidates.begin(), std::begin(kHopperTiles), std::end(kHopperTiles));
   if (tile != Nv24Tile::Auto) candidates = {tile};
   Nv24Launch best{candidates.front(), 1};
   double best_time = 0;
