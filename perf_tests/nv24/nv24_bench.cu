@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
       };
       kc::Nv24Args args{Nv24Type::F16, M, N, K, w.kp, dA.p, K, dV.p, dMeta.p, dC.p, N};
       const kc::Nv24Launch launch = kc::nv24_choose(args);
-      row.tile = std::string(kc::to_string(launch.tile)) + (launch.splits > 1 ? " /" + std::to_string(launch.splits) + " K" : "");
+      row.tile = kc::to_string(launch);
       auto ours = [&] { kc::nv24_spmm(args, stream); };
       HARNESS_CHECK(cudaMemsetAsync(dC.p, 0xFF, M * N * 2, stream));
       gemm();
@@ -196,6 +196,9 @@ int main(int argc, char** argv) {
         const kc::Nv24Launch launch = kc::nv24_choose(args);
         std::printf("sweep M=%lld N=%lld K=%lld auto=%s/%d:", (long long)M, (long long)N, (long long)K,
                     kc::to_string(launch.tile), launch.splits);
+        if (launch.tail_rows > 0)
+          std::printf(" [Auto %s %.4f ms]", kc::to_string(launch).c_str(),
+                      median_ms([&] { kc::nv24_spmm(args, stream); }, stream));
         // the wgmma.sp tiles on Hopper only
         const kc::Nv24Tile last = prop.major == 9 && prop.minor == 0 ? kc::Nv24Tile::HopperLarge : kc::Nv24Tile::Small;
         for (int t = whole_set ? 4 : 1; t <= static_cast<int>(last); ++t)

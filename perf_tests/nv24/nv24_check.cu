@@ -5,6 +5,7 @@
 // matrices, outputs poisoned with NaN before every run, bad arguments rejected.
 // Usage: nv24_check [matrix_dir] [--quick]   (exit 0 when everything passes)
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,14 +18,15 @@ namespace kc = tessera::kernels::cuda;
 
 static int failures = 0, runs = 0;
 
-static void run_case(const std::string& what, const HostMat& A, const Nv24Host& w, const std::vector<double>& ref,
-                     Nv24Type t, kc::Nv24Tile tile, std::int64_t ldc, int splits = 0) {
+// Runs `call` (which launches on the arguments it gets and says how) against the reference.
+static void run_with(const std::string& what, const HostMat& A, const Nv24Host& w, const std::vector<double>& ref,
+                     Nv24Type t, std::int64_t ldc, const std::function<std::string(const kc::Nv24Args&)>& call) {
   const std::int64_t m = A.rows, n = w.n;
   DeviceBuf<std::uint16_t> dA(A.bits), dV(w.vals), dC(static_cast<std::size_t>(m * ldc));
   DeviceBuf<std::uint32_t> dM(w.meta);
   if (dC.count) HARNESS_CHECK(cudaMemset(dC.p, 0xFF, dC.count * 2));  // NaN in fp16 and bf16
-  kc::Nv24Args args{t, m, n, w.k, w.kp, dA.p, A.ld, dV.p, dM.p, dC.p, ldc};
-  kc::nv24_spmm(args, nullptr, tile, splits);
+  const kc::Nv24Args args{t, m, n, w.k, w.kp, dA.p, A.ld, dV.p, dM.p, dC.p, ldc};
+  const std::string how = call(args);
   HARNESS_CHECK(cudaDeviceSynchronize());
   std::vector<std::uint16_t> got(dC.count);
   if (dC.count) HARNESS_CHECK(cudaMemcpy(got.data(), dC.p, dC.count * 2, cudaMemcpyDeviceToHost));
@@ -33,21 +35,42 @@ static void run_case(const std::string& what, const HostMat& A, const Nv24Host& 
   const bool ok = e.nonfinite == 0 && e.rel <= tol;
   ++runs;
   if (!ok) ++failures;
-  std::printf("%s %-34s %s m=%lld n=%lld k=%lld ldc=%lld tile=%s splits=%d rel=%.2e nonfinite=%lld\n",
-              ok ? "ok  " : "FAIL", what.c_str(), name(t), (long long)m, (long long)n, (long long)w.k, (long long)ldc,
-              kc::to_string(tile), splits, e.rel, (long long)e.nonfinite);
+  std::printf("%s %-34s %s m=%lld n=%lld k=%lld ldc=%lld %s rel=%.2e nonfinite=%lld\n", ok ? "ok  " : "FAIL",
+              what.c_str(), name(t), (long long)m, (long long)n, (long long)w.k, (long long)ldc, how.c_str(), e.rel,
+              (long long)e.nonfinite);
+}
+// nv24_spmm with `tile` (Auto: its own choice, printed) and `splits` (0: chosen).
+static void run_case(const std::string& what, const HostMat& A, const Nv24Host& w, const std::vector<double>& ref,
+                     Nv24Type t, kc::Nv24Tile tile, std::int64_t ldc, int splits = 0) {
+  run_with(what, A, w, ref, t, ldc, [&](const kc::Nv24Args& args) {
+    kc::nv24_spmm(args, nullptr, tile, splits);
+    std::string how = std::string("tile=") + kc::to_string(tile) + " splits=" + std::to_string(splits);
+    if (tile == kc::Nv24Tile::Auto && splits == 0) how += " (" + kc::to_string(kc::nv24_choose(args)) + ")";
+    return how;
+  });
+}
+// Exactly `launch` (a head and a tail launch where it has one).
+static void run_case(const std::string& what, const HostMat& A, const Nv24Host& w, const std::vector<double>& ref,
+                     Nv24Type t, const kc::Nv24Launch& launch, std::int64_t ldc) {
+  run_with(what, A, w, ref, t, ldc, [&](const kc::Nv24Args& args) {
+    kc::nv24_spmm(args, nullptr, launch);
+    return "launch=" + kc::to_string(launch);
+  });
 }
 
-static void expect_throw(const std::string& what, const kc::Nv24Args& args) {
+// Rejected with tessera::ShapeError.
+static void expect_throw(const std::string& what, const kc::Nv24Args& args, const kc::Nv24Launch* launch = nullptr) {
   ++runs;
   try {
-    kc::nv24_spmm(args, nullptr);
+    if (launch) kc::nv24_spmm(args, nullptr, *launch);
+    else kc::nv24_spmm(args, nullptr);
     ++failures;
     std::printf("FAIL %s: no error\n", what.c_str());
   } catch (const tessera::ShapeError& e) {
     std::printf("ok   %s: %s\n", what.c_str(), e.what());
   }
 }
+
 
 int main(int argc, char** argv) {
   const std::string dir = argc > 1 && argv[1][0] != '-' ? argv[1] : ".nv24_dev/data/matrices";
@@ -72,7 +95,7 @@ int main(int argc, char** argv) {
   };
   std::vector<Dims> dims = {{1, 1, 1},     {3, 5, 7},      {16, 16, 64},    {17, 33, 65},  {64, 64, 64},
                             {100, 200, 300}, {255, 130, 1000}, {513, 257, 129}, {7, 2000, 515}, {300, 129, 0},
-                            {1000, 1000, 1000}, {256, 384, 4096}};
+                            {1000, 1000, 1000}, {256, 384, 4096}, {3000, 4096, 128}};  // the last: Auto may add a tail
   if (quick) dims.resize(6);
   try {
     std::uint64_t seed = 1;
@@ -89,6 +112,18 @@ int main(int argc, char** argv) {
         const HostMat A2 = random_mat(d.m, d.k, lda + 8, t, seed++);
         const std::vector<double> ref2 = reference(A2, w.pruned, t);
         for (kc::Nv24Tile tile : auto_tiles) run_case("random, lda+8, ldc+3", A2, w, ref2, t, tile, d.n + 3);
+        // a head launch and a tail launch of another wgmma.sp tile, the split anywhere
+        if (hopper && d.m >= 2) {
+          using kc::Nv24Tile;
+          for (const kc::Nv24Launch& l :
+               {kc::Nv24Launch{Nv24Tile::HopperLarge, 1, Nv24Tile::HopperTall, std::max<std::int64_t>(1, d.m / 3)},
+                kc::Nv24Launch{Nv24Tile::HopperTall, 1, Nv24Tile::HopperSquare, d.m - 1},
+                kc::Nv24Launch{Nv24Tile::HopperWide, 1, Nv24Tile::HopperLarge, 1},
+                kc::Nv24Launch{Nv24Tile::HopperSquare, 1, Nv24Tile::HopperWide, (d.m + 1) / 2}}) {
+            run_case("random, head + tail", A, w, ref, t, l, d.n);
+            run_case("random, head + tail, lda+8, ldc+3", A2, w, ref2, t, l, d.n + 3);
+          }
+        }
       }
       // weights pruned from real matrices (the matrix is B, k x n; A random)
       for (const char* mtx : {"west0497", "cryg2500"}) {
@@ -112,6 +147,18 @@ int main(int argc, char** argv) {
                  kc::Nv24Args{Nv24Type::F16, 4, 4, 12, 64, buf.p, 12, buf.p, mbuf.p, buf.p, 4});
     expect_throw("k_padded wrong", kc::Nv24Args{Nv24Type::F16, 4, 4, 16, 32, buf.p, 16, buf.p, mbuf.p, buf.p, 4});
     expect_throw("ldc < n", kc::Nv24Args{Nv24Type::F16, 4, 8, 16, 64, buf.p, 16, buf.p, mbuf.p, buf.p, 4});
+    const kc::Nv24Args ok_args{Nv24Type::F16, 4, 4, 16, 64, buf.p, 16, buf.p, mbuf.p, buf.p, 4};
+    const kc::Nv24Launch no_tile{kc::Nv24Tile::Auto, 1}, no_split{kc::Nv24Tile::Large, 0};
+    expect_throw("launch without a tile", ok_args, &no_tile);
+    expect_throw("launch with 0 splits", ok_args, &no_split);
+    if (hopper) {
+      const kc::Nv24Launch split_tail{kc::Nv24Tile::HopperLarge, 2, kc::Nv24Tile::HopperTall, 1},
+          mma_tail{kc::Nv24Tile::HopperLarge, 1, kc::Nv24Tile::Large, 1},
+          all_tail{kc::Nv24Tile::HopperLarge, 1, kc::Nv24Tile::HopperTall, 4};
+      expect_throw("tail with K splits", ok_args, &split_tail);
+      expect_throw("tail of an mma.sp tile", ok_args, &mma_tail);
+      expect_throw("tail of all rows", ok_args, &all_tail);
+    }
   } catch (const std::exception& e) {
     std::printf("ERROR %s\n", e.what());
     return 2;

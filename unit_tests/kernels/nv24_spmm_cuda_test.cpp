@@ -52,8 +52,9 @@ std::vector<kc::Nv24Tile> runnable_tiles() {
   return tiles;
 }
 
-// Every runnable tile, with 1 and 3 K splits, on an m x k x n product (A with row stride
-// lda, a multiple of 8, so that it is read in place); outputs poisoned with NaN first.
+// Every runnable tile, with 1 and 3 K splits, and on Hopper head + tail launches of two
+// wgmma.sp tiles, on an m x k x n product (A with row stride lda, a multiple of 8, so that it
+// is read in place); outputs poisoned with NaN first.
 template <class T>
 void check_tiles(std::int64_t m, std::int64_t k, std::int64_t n, std::int64_t lda, std::uint64_t seed) {
   const auto A = nv24_test::random_values<T>(m * k, seed), B = nv24_test::random_values<T>(k * n, seed + 1);
@@ -63,21 +64,26 @@ void check_tiles(std::int64_t m, std::int64_t k, std::int64_t n, std::int64_t ld
   Kokkos::deep_copy(Asub, nv24_test::to_view<T, Kokkos::LayoutRight, Kokkos::Cuda>(A, m, k, "A"));
   const auto ref = tessera::reference::dense_product(A, tessera::reference::prune_2_4(B, k, n), m, k, n);
   const kc::Nv24Type type = std::is_same_v<T, tessera::bf16_t> ? kc::Nv24Type::BF16 : kc::Nv24Type::F16;
+  std::vector<kc::Nv24Launch> launches;
   for (kc::Nv24Tile tile : runnable_tiles())
-    for (int splits : {1, 3}) {
-      Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::Cuda> C("C", m, n);
-      Kokkos::deep_copy(C, nv24_test::from_double<T>(std::numeric_limits<double>::quiet_NaN()));
-      const auto& s = W.decompose();
-      kc::Nv24Args args{type, m, n, k, W.k_padded(), Apad.data(), lda, s.vals.data(), s.meta.data(), C.data(), n};
-      kc::nv24_spmm(args, Kokkos::Cuda().cuda_stream(), tile, splits);
-      Kokkos::fence();
-      auto hC = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C);
-      std::vector<double> got;
-      for (std::int64_t i = 0; i < m; ++i)
-        for (std::int64_t j = 0; j < n; ++j) got.push_back(nv24_test::to_double(hC(i, j)));
-      EXPECT_LE(tessera_test::relative_error(got, ref), nv24_test::tolerance<T>())
-          << kc::to_string(tile) << ", " << splits << " K splits, m " << m << " k " << k << " n " << n;
-    }
+    for (int splits : {1, 3}) launches.push_back({tile, splits});
+  if (is_hopper() && m > 1)
+    launches.insert(launches.end(), {{kc::Nv24Tile::HopperLarge, 1, kc::Nv24Tile::HopperTall, m / 3},
+                                     {kc::Nv24Tile::HopperWide, 1, kc::Nv24Tile::HopperLarge, 1}});
+  for (const kc::Nv24Launch& launch : launches) {
+    Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::Cuda> C("C", m, n);
+    Kokkos::deep_copy(C, nv24_test::from_double<T>(std::numeric_limits<double>::quiet_NaN()));
+    const auto& s = W.decompose();
+    kc::Nv24Args args{type, m, n, k, W.k_padded(), Apad.data(), lda, s.vals.data(), s.meta.data(), C.data(), n};
+    kc::nv24_spmm(args, Kokkos::Cuda().cuda_stream(), launch);
+    Kokkos::fence();
+    auto hC = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C);
+    std::vector<double> got;
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) got.push_back(nv24_test::to_double(hC(i, j)));
+    EXPECT_LE(tessera_test::relative_error(got, ref), nv24_test::tolerance<T>())
+        << kc::to_string(launch) << ", m " << m << " k " << k << " n " << n;
+  }
 }
 }  // namespace
 
@@ -103,3 +109,18 @@ TEST(Nv24SpmmCuda, HopperTilesChosenOnComputeCapability90) {
   }
 }
 
+TEST(Nv24SpmmCuda, BadLaunchesRejected) {
+  kc::Nv24Args args{kc::Nv24Type::F16, 4, 4, 16, 64, nullptr, 16, nullptr, nullptr, nullptr, 4};
+  EXPECT_THROW(kc::nv24_spmm(args, nullptr, kc::Nv24Launch{kc::Nv24Tile::Auto, 1}), tessera::ShapeError);
+  EXPECT_THROW(kc::nv24_spmm(args, nullptr, kc::Nv24Launch{kc::Nv24Tile::Large, 0}), tessera::ShapeError);
+  if (is_hopper()) {
+    EXPECT_THROW(kc::nv24_spmm(args, nullptr, {kc::Nv24Tile::HopperLarge, 2, kc::Nv24Tile::HopperTall, 1}),
+                 tessera::ShapeError);
+    EXPECT_THROW(kc::nv24_spmm(args, nullptr, {kc::Nv24Tile::HopperLarge, 1, kc::Nv24Tile::Large, 1}),
+                 tessera::ShapeError);
+    EXPECT_THROW(kc::nv24_spmm(args, nullptr, {kc::Nv24Tile::HopperLarge, 1, kc::Nv24Tile::HopperTall, 4}),
+                 tessera::ShapeError);
+  } else {
+    EXPECT_THROW(kc::nv24_spmm(args, nullptr, kc::Nv24Launch{kc::Nv24Tile::HopperLarge, 1}), tessera::NotCompiled);
+  }
+}

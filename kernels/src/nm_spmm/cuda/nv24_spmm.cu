@@ -281,6 +281,11 @@ DeviceInfo device_info() {
 // The sm_90a wgmma.sp tiles (nv24_spmm_wgmma.cu), Auto's candidates on compute capability 9.0.
 constexpr Nv24Tile kHopperTiles[] = {Nv24Tile::HopperWide, Nv24Tile::HopperSquare, Nv24Tile::HopperTall,
                                      Nv24Tile::HopperLarge};
+// The tiles of a head + tail pair (Nv24Launch::tail_rows). Not HopperSquare: on an H100, 10 of
+// the 12 pairs with it as head or tail ran 12-31% slower than the single launch they replaced
+// (two of its blocks share a multiprocessor, which the one-block-per-multiprocessor estimate
+// below ignores).
+constexpr Nv24Tile kHeadTailTiles[] = {Nv24Tile::HopperWide, Nv24Tile::HopperTall, Nv24Tile::HopperLarge};
 bool is_hopper_tile(Nv24Tile t) {
   return std::find(std::begin(kHopperTiles), std::end(kHopperTiles), t) != std::end(kHopperTiles);
 }
@@ -302,6 +307,8 @@ constexpr double kHopperWideRate = 2.3, kHopperSquareRate = 1.7, kHopperTallRate
 constexpr std::int64_t kHopperTallLargeM = 2048, kHopperLargeSmallM = 1024;
 constexpr double kSplitCostPerElement = 0.044, kHopperSplitCostPerElement = 0.1, kReduceCostPerElement = 0.1;
 constexpr int kMaxSplits = 8;
+// A tail launch (Nv24Launch::tail_rows) costs about one k tile of the HopperLarge block.
+constexpr double kTailLaunchCost = 256 * 192 / kHopperLargeRate;
 
 // A block tile as the time model sees it: bn x bm outputs, ksub k tiles of 64 per pipeline
 // stage (the unit of K splitting), its shared memory and its relative rate. lone_full_rate:
@@ -342,6 +349,29 @@ struct TileModel {
     return best;
   }
 };
+
+// Time to the end of a launch of head_blocks blocks of head_time each followed by a tail
+// launch of tail_blocks blocks of tail_time each, one block per multiprocessor (the wgmma.sp
+// tiles): the tail's blocks take the multiprocessors the head's last wave leaves idle, then
+// each one that comes free (list scheduling of equal blocks), plus the tail launch's cost.
+double head_tail_estimate(std::int64_t head_blocks, double head_time, std::int64_t tail_blocks, double tail_time,
+                          std::int64_t sms) {
+  const std::int64_t full = head_blocks / sms, rest = head_blocks % sms;
+  // multiprocessors free from a time on, by time
+  std::multimap<double, std::int64_t> free = {{static_cast<double>(full) * head_time, sms - rest}};
+  if (rest > 0) free.emplace(static_cast<double>(full + 1) * head_time, rest);
+  double end = static_cast<double>(full + (rest > 0 ? 1 : 0)) * head_time;
+  while (tail_blocks > 0) {
+    const auto [t, count] = *free.begin();
+    free.erase(free.begin());
+    const std::int64_t run = std::min(count, tail_blocks);
+    tail_blocks -= run;
+    end = std::max(end, t + tail_time);
+    free.emplace(t + tail_time, run);
+    if (count > run) free.emplace(t, count - run);
+  }
+  return end + kTailLaunchCost;
+}
 
 // Runs run(ws, ldw, splits, split_stages) with K split `splits` ways over `stages` pipeline
 // stages: ws == nullptr for one split, else a zeroed fp32 workspace C^T (n x ldw) that the
@@ -436,32 +466,52 @@ const char* to_string(Nv24Tile t) {
   return "?";
 }
 
-Nv24Launch nv24_choose(const Nv24Args& args, Nv24Tile tile) {
-  const DeviceInfo d = device_info();
+std::string to_string(const Nv24Launch& l) {
+  std::string s = to_string(l.tile);
+  if (l.splits > 1) s += " /" + std::to_string(l.splits) + " K";
+  if (l.tail_rows > 0) s += " + " + std::to_string(l.tail_rows) + " rows " + to_string(l.tail_tile);
+  return s;
+}
+
+namespace {
+void require_runnable(Nv24Tile tile, const DeviceInfo& d) {
   if (is_hopper_tile(tile) && !d.hopper)
     throw NotCompiled(std::string("tessera::nv24_spmm: tile ") + to_string(tile) +
                       " runs the sm_90a wgmma.sp kernel, which needs a compute capability 9.0 device");
-  std::vector<Nv24Tile> candidates = {Nv24Tile::Large, Nv24Tile::Medium, Nv24Tile::Small};
-  if (d.hopper)
-    candidates.insert(candidates.begin(), std::begin(kHopperTiles), std::end(kHopperTiles));
-  if (tile != Nv24Tile::Auto) candidates = {tile};
-  Nv24Launch best{candidates.front(), 1};
-  double best_time = 0;
-  for (Nv24Tile t : candidates) {
-    const TileModel model = is_hopper_tile(t)         ? hopper_model(t, args)
-                            : t == Nv24Tile::Large  ? LargeTile::model(kLargeRate)
-                            : t == Nv24Tile::Medium ? MediumTile::model(kMediumRate)
-                                                    : SmallTile::model(kSmallRate);
-    const auto [splits, time] = model.best_split(args, d);
-    if (t == candidates.front() || time < best_time) {
-      best = {t, splits};
-      best_time = time;
+}
+
+TileModel tile_model(Nv24Tile t, const Nv24Args& args) {
+  return is_hopper_tile(t)         ? hopper_model(t, args)
+         : t == Nv24Tile::Large  ? LargeTile::model(kLargeRate)
+         : t == Nv24Tile::Medium ? MediumTile::model(kMediumRate)
+                                 : SmallTile::model(kSmallRate);
+}
+
+// The best tail (Nv24Launch::tail_rows) behind whole row tiles of the wgmma.sp tile `head`
+// and its estimated time; tail_rows 0 when none beats `time`, the head tile alone. The tail
+// starts at one of the last head row tiles: it is there to fill the head's last wave, and a
+// tail of more than about a wave of head blocks only runs more of C on a slower tile.
+std::pair<Nv24Launch, double> best_tail(const Nv24Args& a, const DeviceInfo& d, Nv24Tile head, double time) {
+  std::pair<Nv24Launch, double> best{{head, 1}, time};
+  const TileModel h = hopper_model(head, a);
+  const std::int64_t head_cols = (a.n + h.bn - 1) / h.bn, row_tiles = (a.m + h.bm - 1) / h.bm;
+  if (h.blocks(a) % d.sms == 0) return best;
+  for (Nv24Tile tail : kHeadTailTiles) {
+    if (tail == head) continue;
+    const TileModel t = hopper_model(tail, a);
+    const std::int64_t tail_cols = (a.n + t.bn - 1) / t.bn;
+    for (std::int64_t rows = std::max<std::int64_t>(1, row_tiles - d.sms / head_cols - 2); rows < row_tiles; ++rows) {
+      const std::int64_t tail_rows = a.m - rows * h.bm;
+      const double estimate = head_tail_estimate(
+          rows * head_cols, static_cast<double>(h.k_stages(a)) * h.bn * h.bm / h.rate,
+          (tail_rows + t.bm - 1) / t.bm * tail_cols, static_cast<double>(t.k_stages(a)) * t.bn * t.bm / t.rate, d.sms);
+      if (estimate < best.second) best = {{head, 1, tail, tail_rows}, estimate};
     }
   }
   return best;
 }
 
-void nv24_spmm(const Nv24Args& a, cudaStream_t stream, Nv24Tile tile, int splits) {
+void require_args(const Nv24Args& a) {
   require(a.m >= 0 && a.n >= 0 && a.k >= 0, "negative extent");
   require(a.k_padded == nv24::padded_k(a.k), "k_padded is " + std::to_string(a.k_padded) + ", expected " +
                                                  std::to_string(nv24::padded_k(a.k)));
@@ -469,20 +519,86 @@ void nv24_spmm(const Nv24Args& a, cudaStream_t stream, Nv24Tile tile, int splits
   require(a.m * std::max(a.lda, a.k) < (std::int64_t(1) << 31) && a.m * a.ldc < (std::int64_t(1) << 31) &&
               a.n * a.k_padded < (std::int64_t(1) << 31),
           "operands of 2^31 elements or more are not supported");
-  if (a.m == 0 || a.n == 0) return;
-  require(a.k == 0 || nv24_a_in_place(a.A, a.lda, a.k),
+  require(a.m == 0 || a.n == 0 || a.k == 0 || nv24_a_in_place(a.A, a.lda, a.k),
           "A needs a row stride >= k that is a multiple of 8 and a 16-byte aligned base (lda " +
               std::to_string(a.lda) + ", k " + std::to_string(a.k) + ")");
-  Nv24Launch l = nv24_choose(a, tile);
-  if (splits > 0) l.splits = splits;
+}
+
+void run(const Nv24Args& a, const Nv24Launch& l, cudaStream_t stream) {
+  if (a.m == 0 || a.n == 0) return;
+  if (l.tail_rows > 0) {
+    // Rows [0, m - tail_rows) with the head tile, the rest with the tail tile as its dependent.
+    const std::int64_t head_rows = a.m - l.tail_rows, k_tiles = std::max<std::int64_t>(1, a.k_padded / kKTile);
+    Nv24Args head = a, tail = a;
+    head.m = head_rows;
+    tail.m = l.tail_rows;
+    if (a.k > 0) tail.A = static_cast<const char*>(a.A) + head_rows * a.lda * 2;  // 2-byte elements; k 0: unread
+    tail.C = static_cast<char*>(a.C) + head_rows * a.ldc * 2;
+    nv24_detail::wgmma_launch(l.tile, head, 1, static_cast<int>(k_tiles), nullptr, 0, false, stream);
+    nv24_detail::wgmma_launch(l.tail_tile, tail, 1, static_cast<int>(k_tiles), nullptr, 0, true, stream);
+    return;
+  }
   if (is_hopper_tile(l.tile)) {
     run_split(a, l.splits, a.k_padded / kKTile, stream, [&](float* ws, long long ldw, int grid_splits, int split_stages) {
-      nv24_detail::wgmma_launch(l.tile, a, grid_splits, split_stages, ws, ldw, stream);
+      nv24_detail::wgmma_launch(l.tile, a, grid_splits, split_stages, ws, ldw, false, stream);
     });
     return;
   }
   if (a.type == Nv24Type::F16) launch<__half>(l, a, stream);
   else launch<__nv_bfloat16>(l, a, stream);
+}
+}  // namespace
+
+Nv24Launch nv24_choose(const Nv24Args& args, Nv24Tile tile) {
+  const DeviceInfo d = device_info();
+  require_runnable(tile, d);
+  std::vector<Nv24Tile> candidates = {Nv24Tile::Large, Nv24Tile::Medium, Nv24Tile::Small};
+  if (d.hopper)
+    candidates.insert(candidates.begin(), std::begin(kHopperTiles), std::end(kHopperTiles));
+  if (tile != Nv24Tile::Auto) candidates = {tile};
+  Nv24Launch best{candidates.front(), 1};
+  double best_time = 0;
+  for (Nv24Tile t : candidates) {
+    const auto [splits, time] = tile_model(t, args).best_split(args, d);
+    if (t == candidates.front() || time < best_time) {
+      best = {t, splits};
+      best_time = time;
+    }
+  }
+  // Auto: a head of one wgmma.sp tile and a tail of another may beat every single launch.
+  if (tile == Nv24Tile::Auto && d.hopper)
+    for (Nv24Tile head : kHeadTailTiles) {
+      const auto [launch, time] = best_tail(args, d, head, tile_model(head, args).estimate(args, d, 1));
+      if (launch.tail_rows > 0 && time < best_time) {
+        best = launch;
+        best_time = time;
+      }
+    }
+  return best;
+}
+
+void nv24_spmm(const Nv24Args& a, cudaStream_t stream, Nv24Tile tile, int splits) {
+  require_args(a);
+  if (a.m == 0 || a.n == 0) return;
+  Nv24Launch l = nv24_choose(a, tile);
+  if (splits > 0) l = {l.tile, splits};  // a forced split count runs without a tail
+  run(a, l, stream);
+}
+
+void nv24_spmm(const Nv24Args& a, cudaStream_t stream, const Nv24Launch& l) {
+  require_args(a);
+  require(l.tile != Nv24Tile::Auto, "a launch needs its tile");
+  require(l.splits >= 1, "a launch needs splits >= 1, not " + std::to_string(l.splits));
+  const DeviceInfo d = device_info();
+  require_runnable(l.tile, d);
+  if (l.tail_rows != 0) {
+    require(is_hopper_tile(l.tile) && is_hopper_tile(l.tail_tile) && l.splits == 1,
+            "a tail needs wgmma.sp tiles (Hopper*) and one split");
+    require(l.tail_rows > 0 && l.tail_rows < a.m,
+            "tail_rows " + std::to_string(l.tail_rows) + " not in (0, m = " + std::to_string(a.m) + ")");
+    require_runnable(l.tail_tile, d);
+  }
+  run(a, l, stream);
 }
 
 }  // namespace tessera::kernels::cuda

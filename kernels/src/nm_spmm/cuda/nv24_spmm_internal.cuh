@@ -59,12 +59,14 @@ __device__ __forceinline__ void block_tile(int tiles_m, int tiles_n, int& tm, in
 // computes bn weight rows x bm activation rows. Host-side facts the launch choice needs, and
 // the launch itself: blocks of the tiles_m x tiles_n grid along x, `splits` K splits along
 // y, each running split_stages k tiles; ws != nullptr: partial tiles are added to the fp32
-// workspace (C^T, n x ldw) instead of written to C.
+// workspace (C^T, n x ldw) instead of written to C. dependent: launched as the programmatic
+// dependent of the wgmma.sp launch before it on the stream (whose blocks allow it at once),
+// which it must not read from.
 struct WgmmaTileInfo {
   int bn, bm, threads, smem_bytes;
 };
 WgmmaTileInfo wgmma_tile_info(Nv24Tile tile);
 void wgmma_launch(Nv24Tile tile, const Nv24Args& a, int splits, int split_stages, float* ws, long long ldw,
-                  cudaStream_t stream);
+                  bool dependent, cudaStream_t stream);
 
 }  // namespace tessera::kernels::cuda::nv24_detail

@@ -29,6 +29,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/formats/nv24/layout.hpp"
 #include "../../common/cuda_support.hpp"
+#include "../../common/grid_dependency.cuh"
 #include "../../common/tensor_map.hpp"
 #include "../../common/ptx_copy.cuh"
 #include "../../common/ptx_wgmma.cuh"
@@ -89,6 +90,9 @@ __global__ void __launch_bounds__(kBlockThreadsOf<P>, 1)
     nv24_wgmma_kernel(const __grid_constant__ TensorMaps maps, T* __restrict__ C, long long ldc, int m, int n,
                       int k_tiles, int tiles_m, int tiles_n, bool c_vec, int split_stages, float* __restrict__ ws,
                       long long ldw) {
+  // A tail launch (nv24_spmm.cu) may take the multiprocessors this grid no longer needs: it
+  // writes other rows of C and reads nothing this grid writes.
+  allow_dependent_grid_launch();
   using S = WShape<MB, BM, STAGES, KSTEP>;
   constexpr int kBN = S::kBN;
   extern __shared__ unsigned char smem_raw[];
@@ -255,7 +259,8 @@ struct WConfig {
   static constexpr int kBN = S::kBN;
   static WgmmaTileInfo info() { return {kBN, BM, kBlockThreadsOf<P>, S::kSmemBytes}; }
   template <class T>
-  static void launch(const Nv24Args& a, int splits, int split_stages, float* ws, long long ldw, cudaStream_t stream) {
+  static void launch(const Nv24Args& a, int splits, int split_stages, float* ws, long long ldw, bool dependent,
+                     cudaStream_t stream) {
     auto kernel = nv24_wgmma_kernel<T, MB, BM, STAGES, KSTEP, P>;
     TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
     const int tiles_m = static_cast<int>((a.m + BM - 1) / BM), tiles_n = static_cast<int>((a.n + kBN - 1) / kBN);
@@ -271,10 +276,9 @@ struct WConfig {
                              nv24::row_tiles(a.n), k_tiles * nv24::kTileWords * 4, nv24::kTileWords,
                              kBN / nv24::kRowTile, CU_TENSOR_MAP_SWIZZLE_NONE, "tessera::nv24_spmm");
     }
-    kernel<<<dim3(tiles_m * tiles_n, splits), kBlockThreadsOf<P>, S::kSmemBytes, stream>>>(
-        maps, static_cast<T*>(a.C), a.ldc, static_cast<int>(a.m), static_cast<int>(a.n),
-        static_cast<int>(k_tiles), tiles_m, tiles_n, c_vec, split_stages, ws, ldw);
-    TESSERA_CUDA_CHECK_LAUNCH("nv24_wgmma_kernel");
+    launch_kernel_after(dependent, kernel, dim3(tiles_m * tiles_n, splits), dim3(kBlockThreadsOf<P>), S::kSmemBytes,
+                        stream, maps, static_cast<T*>(a.C), a.ldc, static_cast<int>(a.m), static_cast<int>(a.n),
+                        static_cast<int>(k_tiles), tiles_m, tiles_n, c_vec, split_stages, ws, ldw);
   }
 };
 // Producer warp, per-slot release and one wgmma group in flight (nv24_bench --sweep on an
@@ -293,13 +297,13 @@ using TallTile = WConfig<2, 128, 6, 2>;    // 256 x 128, 6 x 34 KB stages: 1 blo
 using LargeTile = WConfig<2, 192, 5, 1, Producer::Warpgroup>;
 
 template <class T>
-void launch(Nv24Tile tile, const Nv24Args& a, int splits, int split_stages, float* ws, long long ldw,
+void launch(Nv24Tile tile, const Nv24Args& a, int splits, int split_stages, float* ws, long long ldw, bool dependent,
             cudaStream_t stream) {
   switch (tile) {
-    case Nv24Tile::HopperWide: return WideTile::launch<T>(a, splits, split_stages, ws, ldw, stream);
-    case Nv24Tile::HopperTall: return TallTile::launch<T>(a, splits, split_stages, ws, ldw, stream);
-    case Nv24Tile::HopperLarge: return LargeTile::launch<T>(a, splits, split_stages, ws, ldw, stream);
-    default: return SquareTile::launch<T>(a, splits, split_stages, ws, ldw, stream);
+    case Nv24Tile::HopperWide: return WideTile::launch<T>(a, splits, split_stages, ws, ldw, dependent, stream);
+    case Nv24Tile::HopperTall: return TallTile::launch<T>(a, splits, split_stages, ws, ldw, dependent, stream);
+    case Nv24Tile::HopperLarge: return LargeTile::launch<T>(a, splits, split_stages, ws, ldw, dependent, stream);
+    default: return SquareTile::launch<T>(a, splits, split_stages, ws, ldw, dependent, stream);
   }
 }
 
@@ -315,9 +319,9 @@ WgmmaTileInfo wgmma_tile_info(Nv24Tile tile) {
 }
 
 void wgmma_launch(Nv24Tile tile, const Nv24Args& a, int splits, int split_stages, float* ws, long long ldw,
-                  cudaStream_t stream) {
-  if (a.type == Nv24Type::F16) launch<__half>(tile, a, splits, split_stages, ws, ldw, stream);
-  else launch<__nv_bfloat16>(tile, a, splits, split_stages, ws, ldw, stream);
+                  bool dependent, cudaStream_t stream) {
+  if (a.type == Nv24Type::F16) launch<__half>(tile, a, splits, split_stages, ws, ldw, dependent, stream);
+  else launch<__nv_bfloat16>(tile, a, splits, split_stages, ws, ldw, dependent, stream);
 }
 
 }  // namespace tessera::kernels::cuda::nv24_detail

@@ -19,8 +19,11 @@
 // only) issues wgmma.mma_async.sp m64nNk32 instead: two warpgroups per block, each 64 or 128
 // weight rows x 128 or 256 activation rows, operands read by the tensor cores from 64-/128-byte
 // swizzled shared memory through matrix descriptors, one wgmma group kept in flight while
-// the next k tile is copied. Same layout, same split-K workspace.
+// the next k tile is copied. Same layout, same split-K workspace. Where the last wave of a
+// large tile would leave most multiprocessors idle, the last rows of C may run as a second
+// launch of a smaller tile that starts on them (Nv24Launch::tail_rows).
 #include <cstdint>
+#include <string>
 
 #include <cuda_runtime_api.h>
 
@@ -62,19 +65,30 @@ struct Nv24Args {
 // otherwise the caller packs it first.
 bool nv24_a_in_place(const void* A, std::int64_t lda, std::int64_t k);
 // How a product runs: the tile shape and the number of K splits (> 1: each split's partial
-// product is added to an fp32 workspace with atomics, then converted into C).
+// product is added to an fp32 workspace with atomics, then converted into C). tail_rows > 0
+// (wgmma.sp tiles, one split): the last tail_rows rows of C are a second launch of
+// tail_tile, whose blocks start on the multiprocessors that the first launch's last wave
+// leaves idle (programmatic dependent launch), so that a mostly empty last wave of large
+// tiles becomes a short one of smaller tiles.
 struct Nv24Launch {
   Nv24Tile tile;
   int splits;
+  Nv24Tile tail_tile = Nv24Tile::Auto;
+  std::int64_t tail_rows = 0;
 };
-// The launch nv24_spmm makes for `tile` (Auto: the shape too) on the current device, from an
-// estimate of waves x per-block time plus the split-K reduction.
+// The launch nv24_spmm makes for `tile` (Auto: the shape and a tail too) on the current
+// device, from an estimate of waves x per-block time plus the split-K reduction.
 Nv24Launch nv24_choose(const Nv24Args& args, Nv24Tile tile = Nv24Tile::Auto);
 const char* to_string(Nv24Tile t);
+// "HopperLarge(256x192) /3 K", "HopperLarge(256x192) + 1024 rows HopperTall(256x128)".
+std::string to_string(const Nv24Launch& l);
 
-// Runs on `stream`. splits > 0 forces the K split count (clamped to the k tiles). Throws
+// Runs on `stream`. splits > 0 forces the K split count (clamped to the k tiles; no tail). Throws
 // tessera::ShapeError on bad arguments, tessera::CudaError on any CUDA failure. m, n or k may
 // be 0 (k == 0 writes zeros).
 void nv24_spmm(const Nv24Args& args, cudaStream_t stream, Nv24Tile tile = Nv24Tile::Auto, int splits = 0);
+// Runs exactly `launch` (its tile not Auto; a tail needs wgmma.sp tiles, one split and
+// 0 < tail_rows < m, else tessera::ShapeError).
+void nv24_spmm(const Nv24Args& args, cudaStream_t stream, const Nv24Launch& launch);
 
 }  // namespace tessera::kernels::cuda
