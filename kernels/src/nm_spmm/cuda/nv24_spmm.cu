@@ -322,6 +322,8 @@ struct TileModel {
 
   std::int64_t blocks(const Nv24Args& a) const { return ((a.m + bm - 1) / bm) * ((a.n + bn - 1) / bn); }
   std::int64_t k_stages(const Nv24Args& a) const { return (a.k_padded / kKTile + ksub - 1) / ksub; }
+  // One block's time over the whole of K, on a multiprocessor of its own.
+  double block_time(const Nv24Args& a) const { return static_cast<double>(k_stages(a)) * bn * bm * ksub / rate; }
   // Blocks that fit on one multiprocessor at once (shared memory bound; 228 KB per SM on
   // Hopper is read as the opt-in limit plus the 1 KB per block the runtime reserves).
   int per_sm(const DeviceInfo& d) const {
@@ -502,9 +504,8 @@ std::pair<Nv24Launch, double> best_tail(const Nv24Args& a, const DeviceInfo& d, 
     const std::int64_t tail_cols = (a.n + t.bn - 1) / t.bn;
     for (std::int64_t rows = std::max<std::int64_t>(1, row_tiles - d.sms / head_cols - 2); rows < row_tiles; ++rows) {
       const std::int64_t tail_rows = a.m - rows * h.bm;
-      const double estimate = head_tail_estimate(
-          rows * head_cols, static_cast<double>(h.k_stages(a)) * h.bn * h.bm / h.rate,
-          (tail_rows + t.bm - 1) / t.bm * tail_cols, static_cast<double>(t.k_stages(a)) * t.bn * t.bm / t.rate, d.sms);
+      const double estimate = head_tail_estimate(rows * head_cols, h.block_time(a),
+                                                 (tail_rows + t.bm - 1) / t.bm * tail_cols, t.block_time(a), d.sms);
       if (estimate < best.second) best = {{head, 1, tail, tail_rows}, estimate};
     }
   }
