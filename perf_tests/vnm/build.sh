@@ -5,14 +5,15 @@
 set -euo pipefail
 out=${1:?out dir}; arch=${2:-sm_90}
 root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/perf_tests/common/wait_all.sh"
 mkdir -p "$out"
 inc="-I$root/core/include -I$root/formats/include -I$root/kernels/include"
 flags="-O3 -std=c++17 -arch=$arch"
 nvcc $flags $inc -c "$root/kernels/src/nm_spmm/cuda/vnm_spmm.cu" -o "$out/vnm_spmm.o" &
 nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a $inc -c "$root/kernels/src/nm_spmm/cuda/vnm_spmm_sm90a.cu" \
   -o "$out/vnm_spmm_sm90a.o" &
-wait
+wait_all
 objs="$out/vnm_spmm.o $out/vnm_spmm_sm90a.o"
 nvcc $flags $inc "$root/perf_tests/vnm/vnm_check.cu" $objs -o "$out/vnm_check" &
 nvcc $flags $inc "$root/perf_tests/vnm/vnm_bench.cu" $objs -lcublas -o "$out/vnm_bench" &
-wait
+wait_all
