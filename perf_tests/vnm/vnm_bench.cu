@@ -2,7 +2,7 @@
 // same device data: B is a random VNM matrix (L = 32 unless --l), cuBLAS multiplies its dense
 // decoding. C = A (m x k) * B (k x n), all row-major (--col-major: A and C column-major, for
 // both). Every shape also compares our C with cuBLAS's (relative Frobenius error, printed).
-// Timing: CUDA events, warm-ups then the median of --reps runs.
+// Timing: CUDA events, warm-ups then the median of --reps runs, cuBLAS's and ours interleaved.
 // Shapes: 4096^3, then the LLM linear-layer set (m in {256..4096} x 20 (n, k) pairs).
 // Sparsities: 16:32, 12:32, 8:32, 4:32 (50, 62.5, 75, 87.5 %).
 // Usage: vnm_bench [--reps R] [--only-4096] [--shape MxNxK]... [--l L] [--layout auto|plain|packed]
@@ -39,10 +39,10 @@ using namespace vnm_harness;
 namespace {
 
 int reps = 7;
-// Median of `reps` single calls after 2 warm-ups.
-template <class F>
-double time_ms(F&& f) {
-  return median_event_ms(f, EventTiming{2, reps, 1, nullptr});
+// Medians of `reps` single calls of each operation after 2 warm-ups, their samples interleaved
+// (median_event_ms_interleaved: both see the same clock and power state of the GPU).
+std::vector<double> time_ms(const std::vector<std::function<void()>>& ops) {
+  return median_event_ms_interleaved(ops, EventTiming{2, reps, 1, nullptr});
 }
 
 __global__ void fill_uniform(float* x, std::size_t n, unsigned seed) {
@@ -159,7 +159,6 @@ int main(int argc, char** argv) {
       const std::int64_t m = s[0], n = s[1], k = s[2];
       DeviceBuffer<float> A(m * k), Bd(k * n), C(m * n), Cref(m * n);
       fill(A.ptr, A.count, 1);
-      double cublas_ms = -1;
       for (int N : kept) {
         const tessera::VnmPattern p{N, 32, L};
         const auto e = tessera::vnm_extents(k, n, p);
@@ -198,11 +197,9 @@ int main(int argc, char** argv) {
         if (copier != "auto")
           launch.copier = copier == "producer" ? kc::VnmCopier::ProducerWarpgroup : kc::VnmCopier::ComputingWarp;
         auto ours = [&] { kc::vnm_spmm(args, nullptr, &launch); };
-        // cuBLAS time does not depend on the values: measured once per shape.
-        if (cublas_ms < 0) cublas_ms = time_ms(cublas);
-        else cublas();
         HARNESS_CHECK(cudaMemset(C.ptr, 0xff, C.count * sizeof(float)));
-        const double ms = time_ms(ours);
+        const std::vector<double> times = time_ms({cublas, ours});
+        const double cublas_ms = times[0], ms = times[1];
         HARNESS_CHECK(cudaMemset(sums.ptr, 0, 2 * sizeof(double)));
         error_sums<<<1024, 256>>>(C.ptr, Cref.ptr, C.count, sums.ptr);
         HARNESS_CHECK(cudaGetLastError());
