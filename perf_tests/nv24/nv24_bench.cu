@@ -3,13 +3,18 @@
 // CUBLAS_COMPUTE_32F) on the pruned weight, and cuSPARSELt (dlopen; column skipped when the
 // library is absent) on the same pruned weight, default algorithm (no search).
 // Shapes: 4096^3, 8192^3 and the LLM linear-layer set. Prints a Markdown table; each time
-// is the median over 7 samples of 10 back-to-back launches (after warm-up). Every NV24 and
-// cuSPARSELt result is compared with cuBLAS on three sampled rows.
+// is the median over 7 samples of 10 back-to-back launches (after warm-up), the three
+// libraries' samples interleaved (median_event_ms_interleaved: they share the GPU's clock and
+// power state). The cubes are also timed with each library alone after a few seconds of its own
+// back-to-back calls: the state a sustained workload runs in, which differs per library when
+// the board is at its power limit. Every NV24 and cuSPARSELt result is compared with cuBLAS on
+// three sampled rows.
 // Usage: nv24_bench [--quick | --sweep | --sweep-set]
 #include <cublas_v2.h>
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -47,8 +52,25 @@ __global__ void fill_random(__half* p, std::int64_t n, std::uint64_t seed) {
 }
 
 // Median of 7 samples of 10 back-to-back calls on stream s, after 3 warm-ups.
+static const EventTiming kTiming{3, 7, 10, nullptr};
 static float median_ms(const std::function<void()>& fn, cudaStream_t s) {
-  return static_cast<float>(median_event_ms(fn, EventTiming{3, 7, 10, s}));
+  EventTiming how = kTiming;
+  how.stream = s;
+  return static_cast<float>(median_event_ms(fn, how));
+}
+
+// How long a library runs alone before its sustained time is taken: long enough for the board
+// to settle at its power limit (the SM clock settles within about a second on an H100).
+constexpr double kSustainSeconds = 3.0;
+
+// Median time of fn (as median_ms) after it ran back to back for kSustainSeconds.
+static float sustained_ms(const std::function<void()>& fn, cudaStream_t s) {
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < kSustainSeconds) {
+    for (int c = 0; c < 10; ++c) fn();
+    HARNESS_CHECK(cudaStreamSynchronize(s));
+  }
+  return median_ms(fn, s);
 }
 
 // Relative difference of x vs ref (both M x N fp16, device) on rows 0, M/2, M-1.
@@ -71,6 +93,8 @@ struct Row {
   std::int64_t M, N, K;
   std::string tile;
   float nv24 = 0, cublas = 0, lt = -1;
+  // cubes: each library alone after kSustainSeconds of its own back-to-back calls (-1: not run)
+  float nv24_alone = -1, cublas_alone = -1, lt_alone = -1;
   double diff_nv24 = 0, diff_lt = -1;
 };
 
@@ -102,8 +126,22 @@ int main(int argc, char** argv) {
     std::vector<Row> cubes, set;
     std::uint64_t seed = 7;
 
+    // Times the libraries with their samples interleaved; sustained: each one alone too.
+    auto time_all = [&](Row& row, const std::vector<std::function<void()>>& ops, bool sustained) {
+      EventTiming how = kTiming;
+      how.stream = stream;
+      const std::vector<double> ms = median_event_ms_interleaved(ops, how);
+      row.cublas = static_cast<float>(ms[0]);
+      row.nv24 = static_cast<float>(ms[1]);
+      if (ops.size() > 2) row.lt = static_cast<float>(ms[2]);
+      if (!sustained) return;
+      row.cublas_alone = sustained_ms(ops[0], stream);
+      row.nv24_alone = sustained_ms(ops[1], stream);
+      if (ops.size() > 2) row.lt_alone = sustained_ms(ops[2], stream);
+    };
+
     auto measure = [&](std::int64_t M, const Nv24Host& w, const DeviceBuf<std::uint16_t>& dBp,
-                       const DeviceBuf<std::uint16_t>& dV, const DeviceBuf<std::uint32_t>& dMeta) {
+                       const DeviceBuf<std::uint16_t>& dV, const DeviceBuf<std::uint32_t>& dMeta, bool sustained) {
       const std::int64_t N = w.n, K = w.k;
       Row row{M, N, K};
       DeviceBuf<__half> dA(static_cast<std::size_t>(M * K)), dC(static_cast<std::size_t>(M * N)),
@@ -126,9 +164,9 @@ int main(int argc, char** argv) {
       ours();
       HARNESS_CHECK(cudaStreamSynchronize(stream));
       row.diff_nv24 = sampled_rel_diff(dC.p, dRef.p, M, N);
-      row.cublas = median_ms(gemm, stream);
-      row.nv24 = median_ms(ours, stream);
-      if (have_lt) {
+      if (!have_lt) {
+        time_all(row, {gemm, ours}, sustained);
+      } else {
         // same column-major view; the structured operand is B^T (N x K), pruned along K
         lt::MatDescr a, b, c;
         lt::MatmulDescr mm;
@@ -153,7 +191,7 @@ int main(int argc, char** argv) {
         sparse();
         HARNESS_CHECK(cudaStreamSynchronize(stream));
         row.diff_lt = sampled_rel_diff(dC.p, dRef.p, M, N);
-        row.lt = median_ms(sparse, stream);
+        time_all(row, {gemm, ours, sparse}, sustained);
         api.plan_destroy(&plan);
         api.alg_destroy(&alg);
         api.mat_destroy(&a);
@@ -163,27 +201,36 @@ int main(int argc, char** argv) {
       return row;
     };
 
-    auto run_pair = [&](std::int64_t N, std::int64_t K, const std::vector<std::int64_t>& m_list, std::vector<Row>& out) {
+    auto run_pair = [&](std::int64_t N, std::int64_t K, const std::vector<std::int64_t>& m_list, std::vector<Row>& out,
+                        bool sustained) {
       const Nv24Host w = prune_encode(random_mat(K, N, N, Nv24Type::F16, seed++), Nv24Type::F16);
       DeviceBuf<std::uint16_t> dBp(w.pruned.bits), dV(w.vals);
       DeviceBuf<std::uint32_t> dMeta(w.meta);
       for (std::int64_t M : m_list) {
-        out.push_back(measure(M, w, dBp, dV, dMeta));
+        out.push_back(measure(M, w, dBp, dV, dMeta, sustained));
         const Row& r = out.back();
         std::fprintf(stderr, "M=%lld N=%lld K=%lld nv24 %.3f cublas %.3f lt %.3f\n", (long long)M, (long long)N,
                      (long long)K, r.nv24, r.cublas, r.lt);
       }
     };
     if (mode == "--sweep" || mode == "--sweep-set") {
-      // every tile shape on a few shapes, or the wgmma.sp tiles on the whole set (tuning aids)
+      // Tuning aids for Auto's model. --sweep: every tile at 1, 2 and 4 K splits on a few shapes.
+      // --sweep-set: on the cubes and the set, every wgmma.sp tile at 1-4 K splits and every head +
+      // tail pair of them whose head leaves a partial last wave, with up to 1.5 waves of head
+      // blocks in the tail. Auto's launch comes first; all samples of a shape are interleaved.
+      const bool whole_set = mode == "--sweep-set";
       std::vector<std::array<std::int64_t, 3>> shapes = {{4096, 4096, 4096}, {256, 4096, 4096}, {1024, 5120, 5120},
                                                          {256, 2048, 5632}, {512, 5120, 13824}, {256, 17920, 6656}};
-      const bool whole_set = mode == "--sweep-set";
       if (whole_set) {
-        shapes.clear();
+        shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}};
         for (auto [N, K] : llm)
           for (std::int64_t M : Ms) shapes.push_back({M, N, K});
       }
+      // the wgmma.sp tiles on Hopper only
+      const bool hopper = prop.major == 9 && prop.minor == 0;
+      const int first = whole_set ? static_cast<int>(kc::Nv24Tile::HopperWide) : static_cast<int>(kc::Nv24Tile::Large);
+      const int last = static_cast<int>(hopper ? kc::Nv24Tile::HopperLarge : kc::Nv24Tile::Small);
+      const kc::Nv24Tile pair_tiles[] = {kc::Nv24Tile::HopperWide, kc::Nv24Tile::HopperTall, kc::Nv24Tile::HopperLarge};
       std::optional<Nv24Host> w;  // pruned once per weight shape
       for (auto [M, N, K] : shapes) {
         if (!w || w->k != K || w->n != N)
@@ -193,29 +240,35 @@ int main(int argc, char** argv) {
         DeviceBuf<__half> dA(static_cast<std::size_t>(M * K)), dC(static_cast<std::size_t>(M * N));
         fill_random<<<1024, 256, 0, stream>>>(dA.p, M * K, seed++);
         kc::Nv24Args args{Nv24Type::F16, M, N, K, w->kp, dA.p, K, dV.p, dMeta.p, dC.p, N};
-        const kc::Nv24Launch launch = kc::nv24_choose(args);
-        std::printf("sweep M=%lld N=%lld K=%lld auto=%s/%d:", (long long)M, (long long)N, (long long)K,
-                    kc::to_string(launch.tile), launch.splits);
-        if (launch.tail_rows > 0)
-          std::printf(" [Auto %s %.4f ms]", kc::to_string(launch).c_str(),
-                      median_ms([&] { kc::nv24_spmm(args, stream); }, stream));
-        // the wgmma.sp tiles on Hopper only
-        const kc::Nv24Tile last = prop.major == 9 && prop.minor == 0 ? kc::Nv24Tile::HopperLarge : kc::Nv24Tile::Small;
-        for (int t = whole_set ? 4 : 1; t <= static_cast<int>(last); ++t)
-          for (int splits : {1, 2, 3, 4}) {
-            if (splits == 3 && !whole_set) continue;
-            const float ms = median_ms([&] { kc::nv24_spmm(args, stream, kc::Nv24Tile(t), splits); }, stream);
-            std::printf(" [%s/%d %.4f ms %.0f TF]", kc::to_string(kc::Nv24Tile(t)), splits, ms,
-                        2.0 * M * N * K / (ms * 1e-3) / 1e12);
-          }
+        std::vector<kc::Nv24Launch> cands = {kc::nv24_choose(args)};
+        for (int t = first; t <= last; ++t)
+          for (int splits : {1, 2, 3, 4})
+            if (splits != 3 || whole_set) cands.push_back({kc::Nv24Tile(t), splits});
+        for (kc::Nv24Tile head : pair_tiles) {
+          if (!whole_set || !hopper) break;
+          const kc::Nv24TileShape tile = kc::nv24_tile_shape(head);
+          const std::int64_t rows = tile.activation_rows, row_tiles = (M + rows - 1) / rows;
+          const std::int64_t cols = (N + tile.weight_rows - 1) / tile.weight_rows;
+          if (row_tiles * cols % prop.multiProcessorCount == 0) continue;
+          const std::int64_t lo = std::max<std::int64_t>(1, row_tiles - (3 * prop.multiProcessorCount / 2 + cols - 1) / cols);
+          for (kc::Nv24Tile tail : pair_tiles)
+            for (std::int64_t r = lo; tail != head && r < row_tiles; ++r) cands.push_back({head, 1, tail, M - r * rows});
+        }
+        std::vector<std::function<void()>> runs;
+        for (const kc::Nv24Launch& l : cands) runs.push_back([&, l] { kc::nv24_spmm(args, stream, l); });
+        const std::vector<double> ms = median_event_ms_interleaved(runs, EventTiming{2, 7, 5, stream});
+        std::printf("sweep M=%lld N=%lld K=%lld", (long long)M, (long long)N, (long long)K);
+        for (std::size_t c = 0; c < cands.size(); ++c)
+          std::printf(" | %s%s = %.4f", c == 0 ? "Auto: " : "", kc::to_string(cands[c]).c_str(), ms[c]);
         std::printf("\n");
+        std::fflush(stdout);
       }
       return 0;
     }
-    run_pair(4096, 4096, {4096}, cubes);
-    run_pair(8192, 8192, {8192}, cubes);
+    run_pair(4096, 4096, {4096}, cubes, true);
+    run_pair(8192, 8192, {8192}, cubes, true);
     if (!quick)
-      for (auto [N, K] : llm) run_pair(N, K, Ms, set);
+      for (auto [N, K] : llm) run_pair(N, K, Ms, set, false);
 
     auto tflops = [](const Row& r, float ms) { return 2.0 * r.M * r.N * r.K / (ms * 1e-3) / 1e12; };
     auto print = [&](const std::vector<Row>& rows) {
@@ -233,6 +286,17 @@ int main(int argc, char** argv) {
     };
     std::printf("### Cubes\n\n");
     print(cubes);
+    std::printf("\n### Cubes, each library alone after %.0f s of its own back-to-back calls (sustained power state)\n\n",
+                kSustainSeconds);
+    std::printf("| M | N | K | NV24 ms | cuBLAS ms | cuSPARSELt ms | NV24 / cuBLAS | NV24 / cuSPARSELt |\n");
+    std::printf("|---|---|---|---|---|---|---|---|\n");
+    for (const Row& r : cubes) {
+      std::printf("| %lld | %lld | %lld | %.4f | %.4f | ", (long long)r.M, (long long)r.N, (long long)r.K, r.nv24_alone,
+                  r.cublas_alone);
+      if (r.lt_alone > 0) std::printf("%.4f | %.2fx | %.2fx |\n", r.lt_alone, r.cublas_alone / r.nv24_alone,
+                                      r.lt_alone / r.nv24_alone);
+      else std::printf("- | %.2fx | - |\n", r.cublas_alone / r.nv24_alone);
+    }
     if (!set.empty()) {
       std::printf("\n### LLM linear-layer set (%zu shapes)\n\n", set.size());
       print(set);
@@ -247,8 +311,10 @@ int main(int argc, char** argv) {
       std::printf("\n");
     }
     for (const Row& r : cubes)
-      std::printf("SUMMARY %lld^3: NV24/cuBLAS %.3fx%s\n", (long long)r.M, r.cublas / r.nv24,
-                  r.lt > 0 ? (", NV24/cuSPARSELt " + std::to_string(r.lt / r.nv24) + "x").c_str() : "");
+      std::printf("SUMMARY %lld^3: NV24/cuBLAS %.3fx%s (each alone, sustained: %.3fx)\n", (long long)r.M,
+                  r.cublas / r.nv24,
+                  r.lt > 0 ? (", NV24/cuSPARSELt " + std::to_string(r.lt / r.nv24) + "x").c_str() : "",
+                  r.cublas_alone / r.nv24_alone);
     if (have_lt) api.destroy(&lth);
     CUBLAS_CHECK(cublasDestroy(blas));
   } catch (const std::exception& e) {

@@ -140,6 +140,24 @@ int main(int argc, char** argv) {
         for (kc::Nv24Tile tile : auto_tiles) run_case(std::string("pruned ") + mtx, A, w, ref, t, tile, w.n);
       }
     }
+    // each tile's extent, against the one its name states (weight rows x activation rows)
+    for (int t = static_cast<int>(kc::Nv24Tile::Large); t <= static_cast<int>(kc::Nv24Tile::HopperLarge); ++t) {
+      const kc::Nv24TileShape e = kc::nv24_tile_shape(kc::Nv24Tile(t));
+      const std::string name = kc::to_string(kc::Nv24Tile(t));
+      const std::string dims = "(" + std::to_string(e.weight_rows) + "x" + std::to_string(e.activation_rows) + ")";
+      const bool ok = name.find(dims) != std::string::npos;
+      ++runs;
+      failures += !ok;
+      std::printf("%s tile shape of %s: %s\n", ok ? "ok  " : "FAIL", name.c_str(), dims.c_str());
+    }
+    ++runs;
+    try {
+      kc::nv24_tile_shape(kc::Nv24Tile::Auto);
+      ++failures;
+      std::printf("FAIL tile shape of Auto: no error\n");
+    } catch (const tessera::ShapeError& e) {
+      std::printf("ok   tile shape of Auto: %s\n", e.what());
+    }
     // bad arguments
     DeviceBuf<std::uint16_t> buf(4096);
     DeviceBuf<std::uint32_t> mbuf(64);

@@ -80,6 +80,12 @@ struct Nv24Launch {
 // device, from an estimate of waves x per-block time plus the split-K reduction.
 Nv24Launch nv24_choose(const Nv24Args& args, Nv24Tile tile = Nv24Tile::Auto);
 const char* to_string(Nv24Tile t);
+// A block tile's extent (`tile` not Auto): columns of C (weight rows) and rows of C
+// (activation rows) per block. A tail's head covers whole multiples of its tile's rows.
+struct Nv24TileShape {
+  int weight_rows, activation_rows;
+};
+Nv24TileShape nv24_tile_shape(Nv24Tile tile);
 // "HopperLarge(256x192) /3 K", "HopperLarge(256x192) + 1024 rows HopperTall(256x128)".
 std::string to_string(const Nv24Launch& l);
 
