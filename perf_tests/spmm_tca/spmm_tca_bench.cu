@@ -7,7 +7,9 @@
 //   fp64: A, B, C double (ours: the CUDA-core row split, the only fp64 kernel; cuSPARSE:
 //         CUDA_R_64F, compute CUDA_R_64F).
 // Ours runs the kernel tca_choose picks (the 'kernel' column); --kernel tc | rowsplit
-// forces one, for comparing them.
+// forces one, for comparing them; --kernel tuned runs what tca_tune measures to be faster
+// (once per matrix, N and precision, before the timed calls, as cuSPARSE's baseline is the
+// fastest of its configurations by measurement).
 // cuSPARSE: every CSR algorithm enum (DEFAULT, CSR_ALG1/2/3) with row-major and
 // column-major dense operands; the fastest valid one is the baseline.
 // Timing: CUDA events around each call, L2 flushed (a 2x L2 memset) before every rep,
@@ -23,7 +25,7 @@
 // --shared-min-reuse X shares window columns where the matrix's window column reuse is at least X
 // (default kSharedColumnMinReuse; 0: every matrix, a large X: none).
 // Usage: spmm_tca_bench [matrix_dir] [--reps R] [--n 32,64,...] [--synthetic-only | --real-only] [--ours-only]
-//                       [--kernel auto | tc | rowsplit] [--prec fp16,bf16,tf32,fp64] [--row-chunk R] [--dense col]
+//                       [--kernel auto | tc | rowsplit | tuned] [--prec fp16,bf16,tf32,fp64] [--row-chunk R] [--dense col]
 //                       [--shared-min-reuse X]
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -140,6 +142,7 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
   a.beta = 0.0;
   const kc::TcaKernel kernel = kernel_choice == "tc"         ? kc::TcaKernel::TensorCore
                                : kernel_choice == "rowsplit" ? kc::TcaKernel::CudaCoreRowSplit
+                               : kernel_choice == "tuned"    ? kc::tca_tune(plan, a, /*allow_tf32=*/true, nullptr)
                                                              : kc::tca_choose(plan, a, /*allow_tf32=*/true);
   res.kernel = kc::to_string(kernel);
   if (kernel == kc::TcaKernel::TensorCore && plan.stats().shared_columns) res.kernel += "/shared";
@@ -229,8 +232,8 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--ours-only")) ours_only = true;
     else if (!std::strcmp(argv[i], "--kernel") && i + 1 < argc) {
       kernel_choice = argv[++i];
-      if (kernel_choice != "auto" && kernel_choice != "tc" && kernel_choice != "rowsplit") {
-        std::fprintf(stderr, "--kernel takes auto, tc or rowsplit\n");
+      if (kernel_choice != "auto" && kernel_choice != "tc" && kernel_choice != "rowsplit" && kernel_choice != "tuned") {
+        std::fprintf(stderr, "--kernel takes auto, tc, rowsplit or tuned\n");
         return 2;
       }
     }

@@ -2,7 +2,7 @@
 // reference: real matrices (a folder of .mtx[.gz]) and synthetic ones, every kernel
 // and precision, N in {1, 7, 32, 64, 128, 256, 512}, row- and column-major B and C,
 // outputs poisoned with NaN before beta == 0 runs; plans with and without shared columns, and
-// split windows summed in clusters. Stand-alone (no Kokkos, no gtest)
+// split windows summed in clusters; tca_tune's pick, with C checked untouched by the tuning. Stand-alone (no Kokkos, no gtest)
 // so it builds with plain nvcc on the GPU machine; the gtest spmm_tca_cuda_test covers
 // the Kokkos front end.
 // --real-only skips the synthetic matrices (run_device.sh splits the sweep over processes).
@@ -33,6 +33,7 @@ struct Config {
   kc::TcaKernel kernel;
   const char* name;
   double tol;
+  bool tune = false;  // run what tca_tune picks (cfg.kernel unused), after checking it left C alone
 };
 
 int failures = 0, cases = 0;
@@ -77,7 +78,18 @@ void run_case(const Csr& A, const kc::TcaPlan& plan, const Config& cfg, std::int
   a.c_col_stride = left ? A.rows : 1;
   a.alpha = alpha;
   a.beta = beta;
-  kc::spmm_tca(&plan, cfg.kernel, a, nullptr);
+  kc::TcaKernel kernel = cfg.kernel;
+  if (cfg.tune) {
+    kernel = kc::tca_tune(plan, a, /*allow_tf32=*/true, nullptr);
+    std::vector<T> after(hC.size());
+    HARNESS_CHECK(cudaMemcpy(after.data(), dC.p, after.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    if (std::memcmp(after.data(), hC.data(), after.size() * sizeof(T)) != 0) {
+      ++cases, ++failures;
+      std::printf("FAIL %-28s %-22s N=%-4lld tca_tune changed C\n", A.name.c_str(), cfg.name, static_cast<long long>(n));
+      return;
+    }
+  }
+  kc::spmm_tca(&plan, kernel, a, nullptr);
   HARNESS_CHECK(cudaDeviceSynchronize());
   HARNESS_CHECK(cudaMemcpy(hC.data(), dC.p, hC.size() * sizeof(T), cudaMemcpyDeviceToHost));
   double diff = 0, norm = 0;
@@ -126,6 +138,8 @@ int main(int argc, char** argv) {
     const Config rs16{kc::TcaType::F16, kc::TcaKernel::CudaCoreRowSplit, "fp16/RowSplit", 2e-3};
     const Config rs32{kc::TcaType::F32, kc::TcaKernel::CudaCoreRowSplit, "fp32/RowSplit", 1e-5};
     const Config rs64{kc::TcaType::F64, kc::TcaKernel::CudaCoreRowSplit, "fp64/RowSplit", 1e-12};
+    const Config tune16{kc::TcaType::F16, kc::TcaKernel::TensorCore, "fp16/tuned", 2e-3, true};
+    const Config tune32{kc::TcaType::F32, kc::TcaKernel::TensorCore, "fp32/tuned(TF32)", 1e-5, true};
     const std::vector<std::int64_t> all_n{1, 7, 32, 64, 128, 256, 512};
 
     std::vector<Csr> synth;
@@ -149,6 +163,7 @@ int main(int argc, char** argv) {
             run_config(A, *plan, *c, n, left, 1.0, 0.0, 100 + n);
           run_config(A, *plan, tc16, n, left, 0.5, -2.0, 200 + n);
           run_config(A, *plan, tc32, n, left, -1.5, 0.25, 300 + n);
+          for (const Config* c : {&tune16, &tune32}) run_config(A, *plan, *c, n, left, 1.0, n == 7 ? 0.0 : -0.5, 350 + n);
         }
       // Fixed segment sizes: largest work items (long pipelines), 128 (the kernel's medium
       // staging area where no window is split into longer items) and smallest (windows split
@@ -199,6 +214,8 @@ int main(int argc, char** argv) {
           run_config(A, *plan, rs32, n, true, 1.0, 0.0, n + 6);
         }
         if (n == 32 || n == 64 || n == 256) run_config(A, *plan, rs32, n, false, 1.0, 0.0, n + 7);
+        if (n == 64 || n == 256)
+          for (const Config* c : {&tune16, &tune32}) run_config(A, *plan, *c, n, false, 1.0, 0.5, n + 13);
       }
       // The tensor-core kernel with every matrix's windows sharing their columns (the automatic
       // plan above does where the reuse is high enough), and without.

@@ -1397,6 +1397,58 @@ TcaKernel tca_choose(const TcaPlan& plan, const TcaArgs& a, bool allow_tf32) {
   return TcaKernel::TensorCore;
 }
 
+namespace {
+// CUDA events destroyed on every exit path, including a failed check.
+struct EventPair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  EventPair() {
+    TESSERA_CUDA_CHECK(cudaEventCreate(&start));
+    TESSERA_CUDA_CHECK(cudaEventCreate(&stop));
+  }
+  ~EventPair() {
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+};
+}  // namespace
+
+TcaKernel tca_tune(const TcaPlan& plan, const TcaArgs& a, bool allow_tf32, cudaStream_t stream) {
+  const TcaKernel guess = tca_choose(plan, a, allow_tf32);
+  const bool tensor_cores = tca_has_tensor_core(a.type) && (a.type != TcaType::F32 || allow_tf32);
+  if (!tensor_cores || a.rows == 0 || a.n == 0) return guess;
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  TESSERA_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+  if (capture != cudaStreamCaptureStatusNone) throw Error("tca_tune: the stream is being captured; time it outside the capture");
+  // The candidates write a row-major scratch C (beta 0), so the caller's C is neither read nor written.
+  DeviceBuffer<unsigned char> scratch(static_cast<std::size_t>(a.rows * a.n) * elem_size(a.type), stream);
+  TcaArgs t = a;
+  t.C = scratch.ptr;
+  t.c_row_stride = a.n;
+  t.c_col_stride = 1;
+  t.beta = 0;
+  const TcaKernel kernels[2] = {guess, guess == TcaKernel::TensorCore ? TcaKernel::CudaCoreRowSplit : TcaKernel::TensorCore};
+  for (TcaKernel k : kernels) spmm_tca(&plan, k, t, stream);  // warm-up: first launches, pool growth
+  // Best of kTuneRounds samples of kTuneCalls back-to-back calls each, the kernels alternating.
+  constexpr int kTuneRounds = 3, kTuneCalls = 3;
+  float best[2] = {1e30f, 1e30f};
+  EventPair ev;
+  for (int r = 0; r < kTuneRounds; ++r)
+    for (int i = 0; i < 2; ++i) {
+      TESSERA_CUDA_CHECK(cudaEventRecord(ev.start, stream));
+      for (int c = 0; c < kTuneCalls; ++c) spmm_tca(&plan, kernels[i], t, stream);
+      TESSERA_CUDA_CHECK(cudaEventRecord(ev.stop, stream));
+      TESSERA_CUDA_CHECK(cudaEventSynchronize(ev.stop));
+      float ms = 0;
+      TESSERA_CUDA_CHECK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+      best[i] = std::min(best[i], ms);
+    }
+  // Leave the guess only for a clear gain: differences of a few percent are within the
+  // spread of such short samples.
+  return best[1] < kTuneMinGain * best[0] ? kernels[1] : kernels[0];
+}
+
 void spmm_tca(const TcaPlan* plan, TcaKernel kernel, const TcaArgs& a, cudaStream_t stream) {
   if (a.rows < 0 || a.cols < 0 || a.n < 0) throw Error("spmm_tca: negative extent");
   if (a.rows > 0x7fffffffLL || a.n > 0x7fffffffLL) throw Error("spmm_tca: extent does not fit int");

@@ -215,6 +215,17 @@ bool tca_has_tensor_core(TcaType type);
 // at half the cost there); CudaCoreRowSplit otherwise.
 TcaKernel tca_choose(const TcaPlan& plan, const TcaArgs& args, bool allow_tf32);
 
+// Measures instead of guessing: times both kernels on these arguments (a few calls each,
+// alternating, on `stream`, into a scratch C of its own: args.C is neither read nor written)
+// and returns the faster. It keeps tca_choose's pick unless the other kernel takes less than
+// kTuneMinGain of its time. Synchronous, allocates rows x n elements while it runs, and throws
+// tessera::Error while `stream` is being captured into a graph. Only types with a tensor-core
+// kernel (fp32 with allow_tf32) have a choice to make; the others return tca_choose at once.
+// Meant for a matrix multiplied many times with one N (iterative solvers, GNN training): the
+// caller keeps the result.
+inline constexpr float kTuneMinGain = 0.97f;
+TcaKernel tca_tune(const TcaPlan& plan, const TcaArgs& args, bool allow_tf32, cudaStream_t stream);
+
 // Whether spmm_tca(&plan, kernel, args, ...) sums split windows in clusters (the plan's cluster
 // layout on a small enough grid, or a cluster layout passed as the plan).
 bool tca_runs_clusters(const TcaPlan& plan, TcaKernel kernel, const TcaArgs& args);
