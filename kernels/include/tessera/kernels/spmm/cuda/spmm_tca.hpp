@@ -215,10 +215,11 @@ bool tca_has_tensor_core(TcaType type);
 // at half the cost there); CudaCoreRowSplit otherwise.
 TcaKernel tca_choose(const TcaPlan& plan, const TcaArgs& args, bool allow_tf32);
 
-// Measures instead of guessing: times both kernels on these arguments (a few calls each,
-// alternating, on `stream`, into a scratch C of its own: args.C is neither read nor written)
-// and returns the faster. It keeps tca_choose's pick unless the other kernel takes less than
-// kTuneMinGain of its time. Synchronous, allocates rows x n elements while it runs, and throws
+// Measures instead of guessing: times both kernels on these arguments (five calls each,
+// alternating, on `stream`, each from a cold L2, into a scratch C of its own: args.C is
+// neither read nor written) and returns the faster. It keeps tca_choose's pick unless the
+// other kernel's median time is less than kTuneMinGain of its own. Synchronous, allocates
+// rows x n elements and twice the L2 size while it runs, and throws
 // tessera::Error while `stream` is being captured into a graph. Only types with a tensor-core
 // kernel (fp32 with allow_tf32) have a choice to make; the others return tca_choose at once.
 // Meant for a matrix multiplied many times with one N (iterative solvers, GNN training): the
