@@ -32,8 +32,10 @@
 #include <cusparse.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <map>
+#include <numeric>
 #include <sstream>
 
 #include "../common/event_timing.hpp"
@@ -57,6 +59,7 @@ bool ours_only = false;
 std::string kernel_choice = "auto";
 bool dense_col_major = false;
 void* flush_buf = nullptr;
+std::vector<double> tune_ms;  // host time of each tca_tune call (--kernel tuned)
 std::size_t flush_bytes = 0;
 // Median of `reps` single calls after 3 warm-ups, L2 flushed before each.
 template <class F>
@@ -140,10 +143,13 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
   a.c_col_stride = dense_col_major ? A.rows : 1;
   a.alpha = 1.0;
   a.beta = 0.0;
+  const auto tune_start = std::chrono::steady_clock::now();
   const kc::TcaKernel kernel = kernel_choice == "tc"         ? kc::TcaKernel::TensorCore
                                : kernel_choice == "rowsplit" ? kc::TcaKernel::CudaCoreRowSplit
                                : kernel_choice == "tuned"    ? kc::tca_tune(plan, a, /*allow_tf32=*/true, nullptr)
                                                              : kc::tca_choose(plan, a, /*allow_tf32=*/true);
+  if (kernel_choice == "tuned")
+    tune_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tune_start).count());
   res.kernel = kc::to_string(kernel);
   if (kernel == kc::TcaKernel::TensorCore && plan.stats().shared_columns) res.kernel += "/shared";
   if (kc::tca_runs_clusters(plan, kernel, a)) res.kernel += "/clusters";
@@ -354,6 +360,11 @@ int main(int argc, char** argv) {
       for (double x : v) s += x;
       std::printf("\nSUMMARY %s N>=64: geomean speedup %.2f over %zu runs; worst %.2f (%s)\n", p.c_str(),
                   std::exp(s / v.size()), v.size(), worst[p].s, worst[p].what.c_str());
+    }
+    if (!tune_ms.empty()) {
+      std::sort(tune_ms.begin(), tune_ms.end());
+      std::printf("\nTUNE tca_tune over %zu calls: median %.2f ms, max %.2f ms, total %.1f s\n", tune_ms.size(),
+                  tune_ms[tune_ms.size() / 2], tune_ms.back(), std::accumulate(tune_ms.begin(), tune_ms.end(), 0.0) / 1e3);
     }
     cusparseDestroy(handle);
   } catch (const std::exception& e) {

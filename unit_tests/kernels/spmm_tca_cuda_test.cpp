@@ -119,6 +119,49 @@ tessera::HostCoo<double> few_long_rows() {
   return coo;
 }
 
+// With tune, Auto times both CUDA kernels on the first call for a shape and keeps the pick with
+// the plan: right against the reference with beta != 0 (the timed calls write a scratch output,
+// never C), one timing per shape (value type, N, layouts), none on later calls, and the same
+// pick from spmm_choose_algorithm as the call ran.
+TEST(SpmmTca, AutoTunedTimesEachShapeOnce) {
+  SpmmOptions tuned{SpmmAlgorithm::Auto, /*allow_tf32=*/true};
+  tuned.tune = true;
+  const auto even = even_rows(40000, 30000, 16);
+  for (std::int64_t n : {64, 256}) {
+    check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(even, n, 1.0, 0.5, 24, "even_rows tuned", tuned,
+                                                         kTf32Tolerance);
+    check_spmm<Half, Kokkos::LayoutRight, Kokkos::Cuda>(even, n, -1.0, 2.0, 25, "even_rows tuned", tuned,
+                                                        kHalfTolerance);
+  }
+  check_spmm<float, Kokkos::LayoutLeft, Kokkos::Cuda>(even, 64, 2.0, -1.0, 26, "even_rows tuned", tuned,
+                                                      kTf32Tolerance);
+  for (const auto& c : tessera_test::edge_case_matrices(91))
+    check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(c.coo, 64, 1.0, 0.5, 27, c.name + " tuned", tuned,
+                                                         kTf32Tolerance);
+
+  const auto A = tessera::from_coo<float, tessera::CSR, Kokkos::Cuda>(few_long_rows());
+  const auto& s = A.decompose();
+  using Cache = tessera::kernels::cuda::TcaPlanCache;
+  Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::CudaSpace> B("B", A.extent(1), 128), C("C", A.extent(0), 128);
+  Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::CudaSpace> B64("B64", A.extent(1), 64), C64("C64", A.extent(0), 64);
+  const SpmmAlgorithm first = tessera::spmm_choose_algorithm(A, B, C, tuned);
+  EXPECT_EQ(Cache::tuned_shapes(s.levels[1].pos, s.levels[1].crd), 1u);
+  tessera::spmm(1.0f, A, B, 0.0f, C, tuned);
+  EXPECT_EQ(tessera::spmm_choose_algorithm(A, B, C, tuned), first);
+  EXPECT_EQ(Cache::tuned_shapes(s.levels[1].pos, s.levels[1].crd), 1u) << "a tuned shape is not timed again";
+  tessera::spmm(1.0f, A, B64, 0.0f, C64, tuned);
+  EXPECT_EQ(Cache::tuned_shapes(s.levels[1].pos, s.levels[1].crd), 2u);
+  // Without tune, or with an explicit algorithm, nothing is timed.
+  const auto R = tessera::from_coo<float, tessera::CSR, Kokkos::Cuda>(even);
+  const auto& r = R.decompose();
+  Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::CudaSpace> RB("RB", R.extent(1), 64), RC("RC", R.extent(0), 64);
+  tessera::spmm(1.0f, R, RB, 0.0f, RC, SpmmOptions{SpmmAlgorithm::Auto, /*allow_tf32=*/true});
+  SpmmOptions explicit_tuned{SpmmAlgorithm::TensorCore, /*allow_tf32=*/true};
+  explicit_tuned.tune = true;
+  tessera::spmm(1.0f, R, RB, 0.0f, RC, explicit_tuned);
+  EXPECT_EQ(Cache::tuned_shapes(r.levels[1].pos, r.levels[1].crd), 0u);
+}
+
 // The row split cuts rows longer than the plan's row chunk into pieces run by separate warps
 // and summed in a workspace: a power-law matrix (a few rows of thousands of nonzeros, many
 // short ones), every element size, beta = 0 and not, and N across the lane-group widths.

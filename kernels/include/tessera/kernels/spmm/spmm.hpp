@@ -51,6 +51,13 @@ struct SpmmOptions {
   // which save reading C's lines before overwriting them but leave C out of the cache.
   // Auto streams when C holds at least kSpmmStreamingMinBytes.
   SpmmOutputStores output_stores = SpmmOutputStores::Auto;
+  // Kokkos::Cuda, Auto: instead of the rule on the plan's row statistics, time both CUDA kernels
+  // on the first call for this matrix, value type, N and operand layouts and run the faster on
+  // every later call (kernels::cuda::tca_tune: a few calls each into a scratch output, so C is
+  // untouched; that first call synchronizes). For a matrix multiplied many times with one N
+  // (iterative solvers, GNN training). Ignored on host spaces, by the explicit algorithms, and
+  // while the stream is being captured into a graph.
+  bool tune = false;
 };
 
 // Auto's threshold for streaming stores: an output this large does not stay in a
@@ -93,10 +100,11 @@ constexpr bool has_tca_v = false;
 
 }  // namespace kernels::detail
 
-// The algorithm spmm(A, B, C, opts) will run (Auto resolved), without running it.
+// The algorithm spmm(space, A, B, C, opts) will run (Auto resolved), without running it; with
+// opts.tune, the first query for a shape times the CUDA kernels on space's stream.
 template <class T, class Enc, class Space, class BView, class CView>
-SpmmAlgorithm spmm_choose_algorithm(const Tensor<T, Enc, Space>& A, const BView& B, const CView& C,
-                                    const SpmmOptions& opts = {}) {
+SpmmAlgorithm spmm_choose_algorithm(const Space& space, const Tensor<T, Enc, Space>& A, const BView& B,
+                                    const CView& C, const SpmmOptions& opts = {}) {
   if (opts.algorithm != SpmmAlgorithm::Auto) return opts.algorithm;
 #if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
   if constexpr (kernels::detail::has_tca_v<T, Space>) {
@@ -105,15 +113,25 @@ SpmmAlgorithm spmm_choose_algorithm(const Tensor<T, Enc, Space>& A, const BView&
     const auto plan = kernels::cuda::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0));
     const auto args = kernels::cuda::make_tca_args<T>(1.0, s.levels[1].pos, s.levels[1].crd, s.vals, B, 0.0, C,
                                                       A.extent(0), A.extent(1));
-    return kernels::cuda::tca_choose(*plan, args, opts.allow_tf32) == kernels::cuda::TcaKernel::TensorCore
-               ? SpmmAlgorithm::TensorCore
-               : SpmmAlgorithm::CudaCoreRowSplit;
+    const auto kernel =
+        opts.tune ? kernels::cuda::TcaPlanCache::tuned(s.levels[1].pos, s.levels[1].crd, *plan, args, opts.allow_tf32,
+                                                       space.cuda_stream())
+                  : kernels::cuda::tca_choose(*plan, args, opts.allow_tf32);
+    return kernel == kernels::cuda::TcaKernel::TensorCore ? SpmmAlgorithm::TensorCore
+                                                          : SpmmAlgorithm::CudaCoreRowSplit;
   } else
 #endif
   {
-    (void)A, (void)B, (void)C;
+    (void)space, (void)A, (void)B, (void)C;
     return SpmmAlgorithm::Native;
   }
+}
+
+// The same on the default instance of A's execution space.
+template <class T, class Enc, class Space, class BView, class CView>
+SpmmAlgorithm spmm_choose_algorithm(const Tensor<T, Enc, Space>& A, const BView& B, const CView& C,
+                                    const SpmmOptions& opts = {}) {
+  return spmm_choose_algorithm(Space(), A, B, C, opts);
 }
 
 template <class T, class Enc, class Space, class BView, class CView>
@@ -132,7 +150,7 @@ void spmm(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, 
   kernels::require_extent("spmm", "C.extent(0)", C.extent(0), A.extent(0));
   kernels::require_extent("spmm", "C.extent(1)", C.extent(1), B.extent(1));
   const auto& s = A.decompose();
-  const SpmmAlgorithm algorithm = spmm_choose_algorithm(A, B, C, opts);
+  const SpmmAlgorithm algorithm = spmm_choose_algorithm(space, A, B, C, opts);
   if (algorithm == SpmmAlgorithm::Native) {
     Kokkos::Profiling::pushRegion("tessera::spmm[native]");
     const kernels::impl::SpmmHostLoopChoice loop{

@@ -1,10 +1,11 @@
 #pragma once
-// Kokkos glue for TCA-SpMM: Views -> raw pointers, the per-matrix plan cache, and the
-// Kokkos::Cuda instance's stream. Included by spmm.hpp only in CUDA builds that link
+// Kokkos glue for TCA-SpMM: Views -> raw pointers, the per-matrix plan cache (with the kernels
+// SpmmOptions::tune timed), and the Kokkos::Cuda instance's stream. Included by spmm.hpp only in CUDA builds that link
 // tessera_kernels_cuda (TESSERA_HAVE_CUDA_KERNELS).
 #include <map>
 #include <memory>
 #include <mutex>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -52,9 +53,44 @@ class TcaPlanCache {
     auto crd_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), crd);
     Entry e{Kokkos::View<const int*, typename PosView::memory_space>(pos),
             Kokkos::View<const int*, typename CrdView::memory_space>(crd), rows,
-            TcaPlan::build(pos_host.data(), rows, 0, 0, crd_host.data())};
+            TcaPlan::build(pos_host.data(), rows, 0, 0, crd_host.data()), {}};
     self.entries_[key] = e;
     return e.plan;
+  }
+  // tca_tune's pick for the matrix of pos and crd (an entry get() made) and the shape of args
+  // (value type, N, whether B is read in place, C's layout, TF32 allowed): timed on the first
+  // call for that shape and kept with the entry. tca_choose's pick while `stream` is being
+  // captured into a graph (tuning synchronizes) or where get() kept no entry.
+  template <class PosView, class CrdView>
+  static TcaKernel tuned(const PosView& pos, const CrdView& crd, const TcaPlan& plan, const TcaArgs& args,
+                         bool allow_tf32, cudaStream_t stream) {
+    auto& self = instance();
+    const Key key{pos.data(), crd.data()};
+    const TuneKey shape{static_cast<int>(args.type), args.n, tca_b_in_place(args), args.c_col_stride == 1, allow_tf32};
+    {
+      std::lock_guard<std::mutex> lock(self.mutex_);
+      const auto e = self.entries_.find(key);
+      if (e == self.entries_.end()) return tca_choose(plan, args, allow_tf32);
+      const auto t = e->second.tuned.find(shape);
+      if (t != e->second.tuned.end()) return t->second;
+    }
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess)
+      throw CudaError("tessera::spmm: cudaStreamIsCapturing failed on the execution space's stream");
+    if (capture != cudaStreamCaptureStatusNone) return tca_choose(plan, args, allow_tf32);
+    const TcaKernel picked = tca_tune(plan, args, allow_tf32, stream);  // unlocked: it synchronizes
+    std::lock_guard<std::mutex> lock(self.mutex_);
+    const auto e = self.entries_.find(key);
+    if (e != self.entries_.end()) e->second.tuned[shape] = picked;
+    return picked;
+  }
+  // Shapes tuned() has timed for the matrix of pos and crd.
+  template <class PosView, class CrdView>
+  static std::size_t tuned_shapes(const PosView& pos, const CrdView& crd) {
+    auto& self = instance();
+    std::lock_guard<std::mutex> lock(self.mutex_);
+    const auto e = self.entries_.find(Key{pos.data(), crd.data()});
+    return e == self.entries_.end() ? 0 : e->second.tuned.size();
   }
   static std::size_t size() {
     auto& self = instance();
@@ -64,10 +100,12 @@ class TcaPlanCache {
 
  private:
   using Key = std::pair<const void*, const void*>;
+  using TuneKey = std::tuple<int, std::int64_t, bool, bool, bool>;
   struct Entry {
     Kokkos::View<const int*, Kokkos::CudaSpace> pos, crd;
     std::int64_t rows;
     std::shared_ptr<const TcaPlan> plan;
+    std::map<TuneKey, TcaKernel> tuned;
   };
   static TcaPlanCache& instance() {
     static TcaPlanCache* cache = [] {
