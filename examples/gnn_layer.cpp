@@ -1,8 +1,9 @@
 // One graph-convolution (GCN) layer, H' = relu(Â · H · W), on a real graph.
 //   Â = D^-1/2 (A + I) D^-1/2 with A the graph's symmetrized 0/1 adjacency and D the
 //   row sums of A + I; H (nodes x F_in) random features; W (F_in x F_out) dense weights.
-//   Â · H runs through tessera::spmm (on CUDA: TCA-SpMM or the row-split kernel, as
-//   spmm_choose_algorithm says), · W through a small Kokkos dense product fused with relu.
+//   Â · H runs through tessera::spmm (on CUDA: TCA-SpMM or the row-split kernel, whichever
+//   SpmmOptions::tune measured to be faster on the first call), · W through a small Kokkos
+//   dense product fused with relu.
 // The same source runs on OpenMP and CUDA: change `Space` below (and `T`, the value type).
 // Prints the time per layer and checks sampled rows against a double host computation;
 // exits 1 on mismatch.
@@ -135,6 +136,7 @@ int run(const Args& args) {
 
   tessera::SpmmOptions opts;
   opts.allow_tf32 = true;  // GNN features tolerate TF32 (about 1e-3 relative); no effect off CUDA
+  opts.tune = true;        // one Â, many layers of one width: time both CUDA kernels once; no effect off CUDA
   const tessera::SpmmAlgorithm algorithm = tessera::spmm_choose_algorithm(A, H, Z, opts);
 
   auto layer = [&]() {
