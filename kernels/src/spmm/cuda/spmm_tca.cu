@@ -1421,19 +1421,22 @@ TcaKernel tca_tune(const TcaPlan& plan, const TcaArgs& a, bool allow_tf32, cudaS
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   TESSERA_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
   if (capture != cudaStreamCaptureStatusNone) throw Error("tca_tune: the stream is being captured; time it outside the capture");
-  // The candidates write a row-major scratch C (beta 0), so the caller's C is neither read nor written.
+  // The candidates write a scratch C (beta 0) laid out as the caller's, row- or column-major
+  // (their stores cost differently), so the caller's C is neither read nor written.
   DeviceBuffer<unsigned char> scratch(static_cast<std::size_t>(a.rows * a.n) * elem_size(a.type), stream);
   TcaArgs t = a;
+  const bool c_row_major = a.c_col_stride == 1;
   t.C = scratch.ptr;
-  t.c_row_stride = a.n;
-  t.c_col_stride = 1;
+  t.c_row_stride = c_row_major ? a.n : 1;
+  t.c_col_stride = c_row_major ? 1 : a.rows;
   t.beta = 0;
   const TcaKernel kernels[2] = {guess, guess == TcaKernel::TensorCore ? TcaKernel::CudaCoreRowSplit : TcaKernel::TensorCore};
   for (TcaKernel k : kernels) spmm_tca(&plan, k, t, stream);  // warm-up: first launches, pool growth
   // Each sample is one call after a write of twice the L2 evicted A and B from it: timed
   // back to back, with B in L2, the row split came out ahead on matrices where the tensor
-  // cores win from a cold L2 (H100: picks that ran 0.74-0.95x of Auto's in the benchmark).
-  // The median of kTuneSamples per kernel, the kernels alternating.
+  // cores win from a cold L2 (H100 benchmark: 34 of 91 changed picks ran slower than Auto's,
+  // down to 0.82x; from a cold L2 none did). The median of kTuneSamples per kernel, the
+  // kernels alternating.
   int device = 0, l2_bytes = 0;
   TESSERA_CUDA_CHECK(cudaGetDevice(&device));
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
