@@ -364,7 +364,8 @@ int main(int argc, char** argv) {
     if (!tune_ms.empty()) {
       std::sort(tune_ms.begin(), tune_ms.end());
       std::printf("\nTUNE tca_tune over %zu calls: median %.2f ms, max %.2f ms, total %.1f s\n", tune_ms.size(),
-                  tune_ms[tune_ms.size() / 2], tune_ms.back(), std::accumulate(tune_ms.begin(), tune_ms.end(), 0.0) / 1e3);
+                  tune_ms[tune_ms.size() / 2], tune_ms.back(),
+                  std::accumulate(tune_ms.begin(), tune_ms.end(), 0.0) / 1e3);
     }
     cusparseDestroy(handle);
   } catch (const std::exception& e) {

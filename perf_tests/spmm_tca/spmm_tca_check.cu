@@ -2,9 +2,9 @@
 // reference: real matrices (a folder of .mtx[.gz]) and synthetic ones, every kernel
 // and precision, N in {1, 7, 32, 64, 128, 256, 512}, row- and column-major B and C,
 // outputs poisoned with NaN before beta == 0 runs; plans with and without shared columns, and
-// split windows summed in clusters; tca_tune's pick, with C checked untouched by the tuning. Stand-alone (no Kokkos, no gtest)
-// so it builds with plain nvcc on the GPU machine; the gtest spmm_tca_cuda_test covers
-// the Kokkos front end.
+// split windows summed in clusters; tca_tune's pick, with C checked untouched by the tuning.
+// Stand-alone (no Kokkos, no gtest) so it builds with plain nvcc on the GPU machine; the gtest
+// spmm_tca_cuda_test covers the Kokkos front end.
 // --real-only skips the synthetic matrices (run_device.sh splits the sweep over processes).
 // Usage: spmm_tca_check [matrix_dir] [--quick] [--real-only]     exit 0 iff every case passes.
 #include <cuda_bf16.h>

@@ -1420,7 +1420,8 @@ TcaKernel tca_tune(const TcaPlan& plan, const TcaArgs& a, bool allow_tf32, cudaS
   if (!tensor_cores || a.rows == 0 || a.n == 0) return guess;
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   TESSERA_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
-  if (capture != cudaStreamCaptureStatusNone) throw Error("tca_tune: the stream is being captured; time it outside the capture");
+  if (capture != cudaStreamCaptureStatusNone)
+    throw Error("tca_tune: the stream is being captured; time it outside the capture");
   // The candidates write a scratch C (beta 0) laid out as the caller's, row- or column-major
   // (their stores cost differently), so the caller's C is neither read nor written.
   DeviceBuffer<unsigned char> scratch(static_cast<std::size_t>(a.rows * a.n) * elem_size(a.type), stream);
@@ -1430,7 +1431,8 @@ TcaKernel tca_tune(const TcaPlan& plan, const TcaArgs& a, bool allow_tf32, cudaS
   t.c_row_stride = c_row_major ? a.n : 1;
   t.c_col_stride = c_row_major ? 1 : a.rows;
   t.beta = 0;
-  const TcaKernel kernels[2] = {guess, guess == TcaKernel::TensorCore ? TcaKernel::CudaCoreRowSplit : TcaKernel::TensorCore};
+  const TcaKernel other = guess == TcaKernel::TensorCore ? TcaKernel::CudaCoreRowSplit : TcaKernel::TensorCore;
+  const TcaKernel kernels[2] = {guess, other};
   for (TcaKernel k : kernels) spmm_tca(&plan, k, t, stream);  // warm-up: first launches, pool growth
   // Each sample is one call after a write of twice the L2 evicted A and B from it: timed
   // back to back, with B in L2, the row split came out ahead on matrices where the tensor

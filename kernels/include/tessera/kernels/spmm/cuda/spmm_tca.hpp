@@ -217,13 +217,13 @@ TcaKernel tca_choose(const TcaPlan& plan, const TcaArgs& args, bool allow_tf32);
 
 // Measures instead of guessing: times both kernels on these arguments (after a warm-up call,
 // five calls each, alternating, on `stream`, each from a cold L2, into a scratch C of its own
-// in args.C's layout: args.C is neither read nor written) and returns the faster. It keeps tca_choose's pick unless the
-// other kernel's median time is less than kTuneMinGain of its own. Synchronous, allocates
-// rows x n elements and twice the L2 size while it runs, and throws
-// tessera::Error while `stream` is being captured into a graph. Only types with a tensor-core
-// kernel (fp32 with allow_tf32) have a choice to make; the others return tca_choose at once.
-// Meant for a matrix multiplied many times with one N (iterative solvers, GNN training): the
-// caller keeps the result.
+// in args.C's layout: args.C is neither read nor written) and returns the faster. It keeps
+// tca_choose's pick unless the other kernel's median time is less than kTuneMinGain of its
+// own. Synchronous, allocates rows x n elements and twice the L2 size while it runs, and
+// throws tessera::Error while `stream` is being captured into a graph. Only types with a
+// tensor-core kernel (fp32 with allow_tf32) have a choice to make; the others return
+// tca_choose at once. Meant for a matrix multiplied many times with one N (iterative
+// solvers, GNN training): the caller keeps the result.
 inline constexpr float kTuneMinGain = 0.97f;
 TcaKernel tca_tune(const TcaPlan& plan, const TcaArgs& args, bool allow_tf32, cudaStream_t stream);
 

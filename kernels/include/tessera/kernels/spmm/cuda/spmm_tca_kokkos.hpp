@@ -1,7 +1,7 @@
 #pragma once
 // Kokkos glue for TCA-SpMM: Views -> raw pointers, the per-matrix plan cache (with the kernels
-// SpmmOptions::tune timed), and the Kokkos::Cuda instance's stream. Included by spmm.hpp only in CUDA builds that link
-// tessera_kernels_cuda (TESSERA_HAVE_CUDA_KERNELS).
+// SpmmOptions::tune timed), and the Kokkos::Cuda instance's stream. Included by spmm.hpp only
+// in CUDA builds that link tessera_kernels_cuda (TESSERA_HAVE_CUDA_KERNELS).
 #include <map>
 #include <memory>
 #include <mutex>
