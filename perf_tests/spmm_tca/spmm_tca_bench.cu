@@ -9,11 +9,16 @@
 // Ours runs the kernel tca_choose picks (the 'kernel' column); --kernel tc | rowsplit
 // forces one, for comparing them; --kernel tuned runs what tca_tune measures to be faster
 // (once per matrix, N and precision, before the timed calls, as cuSPARSE's baseline is the
-// fastest of its configurations by measurement).
+// fastest of its configurations by measurement), timed from the L2 state the bench times
+// in unless --tune-cache cold | warm says otherwise.
 // cuSPARSE: every CSR algorithm enum (DEFAULT, CSR_ALG1/2/3) with row-major and
 // column-major dense operands; the fastest valid one is the baseline.
 // Timing: CUDA events around each call, L2 flushed (a 2x L2 memset) before every rep,
-// median of --reps (default 25) after 3 warm-ups. Prints a Markdown table.
+// median of --reps (default 25) after 3 warm-ups. Prints a Markdown table. --warm-l2 puts a
+// kernel that only waits (50 us) before each rep instead of the flush: the operands stay in
+// L2 from one rep to the next where they fit (a B produced just before the call, or
+// multiplied in a loop), and the call is enqueued while the GPU is busy (right after a host
+// wait, a call of a few microseconds would time the launch latency and the idle clock).
 // DRAM floor: (pos + crd + vals + B + C written once) / measured copy bandwidth.
 // --ours-only skips cuSPARSE (its columns print '-'): for comparing kernel variants
 // against the cuSPARSE figures of an earlier full run.
@@ -26,7 +31,7 @@
 // (default kSharedColumnMinReuse; 0: every matrix, a large X: none).
 // Usage: spmm_tca_bench [matrix_dir] [--reps R] [--n 32,64,...] [--synthetic-only | --real-only] [--ours-only]
 //                       [--kernel auto | tc | rowsplit | tuned] [--prec fp16,bf16,tf32,fp64] [--row-chunk R] [--dense col]
-//                       [--shared-min-reuse X]
+//                       [--shared-min-reuse X] [--warm-l2] [--tune-cache cold | warm]
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cusparse.h>
@@ -38,6 +43,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "../../kernels/src/common/gpu_busy_wait.cuh"
 #include "../common/event_timing.hpp"
 #include "tca_harness.hpp"
 #include "tessera/kernels/spmm/cuda/spmm_tca.hpp"
@@ -61,12 +67,17 @@ bool dense_col_major = false;
 void* flush_buf = nullptr;
 std::vector<double> tune_ms;  // host time of each tca_tune call (--kernel tuned)
 std::size_t flush_bytes = 0;
-// Median of `reps` single calls after 3 warm-ups, L2 flushed before each.
+bool warm_l2 = false;
+kc::TcaTuneCache tune_cache = kc::TcaTuneCache::ColdL2;  // --kernel tuned
+// Median of `reps` single calls after 3 warm-ups, L2 flushed before each (--warm-l2: the GPU
+// kept busy before each instead).
 template <class F>
 double time_ms(F&& f) {
   int sample = 0;
-  return median_event_ms(f, EventTiming{3, reps, 1, nullptr},
-                         [&] { HARNESS_CHECK(cudaMemsetAsync(flush_buf, sample++ & 0xff, flush_bytes)); });
+  return median_event_ms(f, EventTiming{3, reps, 1, nullptr}, [&] {
+    if (warm_l2) HARNESS_CHECK(kc::enqueue_gpu_busy_wait(nullptr));
+    else HARNESS_CHECK(cudaMemsetAsync(flush_buf, sample++ & 0xff, flush_bytes));
+  });
 }
 
 double measure_copy_bw() {  // bytes read + written per second
@@ -146,7 +157,7 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
   const auto tune_start = std::chrono::steady_clock::now();
   const kc::TcaKernel kernel = kernel_choice == "tc"         ? kc::TcaKernel::TensorCore
                                : kernel_choice == "rowsplit" ? kc::TcaKernel::CudaCoreRowSplit
-                               : kernel_choice == "tuned"    ? kc::tca_tune(plan, a, /*allow_tf32=*/true, nullptr)
+                               : kernel_choice == "tuned"    ? kc::tca_tune(plan, a, /*allow_tf32=*/true, nullptr, tune_cache)
                                                              : kc::tca_choose(plan, a, /*allow_tf32=*/true);
   if (kernel_choice == "tuned")
     tune_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tune_start).count());
@@ -226,6 +237,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> precs{"fp16", "tf32"};
   int row_chunk = 0;
   double shared_min_reuse = kc::kSharedColumnMinReuse;
+  std::string tune_cache_arg;  // empty: the bench's own L2 state
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--n") && i + 1 < argc) {
@@ -236,6 +248,14 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--synthetic-only")) synthetic_only = true;
     else if (!std::strcmp(argv[i], "--real-only")) real_only = true;
     else if (!std::strcmp(argv[i], "--ours-only")) ours_only = true;
+    else if (!std::strcmp(argv[i], "--warm-l2")) warm_l2 = true;
+    else if (!std::strcmp(argv[i], "--tune-cache") && i + 1 < argc) {
+      tune_cache_arg = argv[++i];
+      if (tune_cache_arg != "cold" && tune_cache_arg != "warm") {
+        std::fprintf(stderr, "--tune-cache takes cold or warm\n");
+        return 2;
+      }
+    }
     else if (!std::strcmp(argv[i], "--kernel") && i + 1 < argc) {
       kernel_choice = argv[++i];
       if (kernel_choice != "auto" && kernel_choice != "tc" && kernel_choice != "rowsplit" && kernel_choice != "tuned") {
@@ -280,6 +300,8 @@ int main(int argc, char** argv) {
       dense_col_major = order == "col";
     } else dir = argv[i];
   }
+  const bool tune_warm = tune_cache_arg.empty() ? warm_l2 : tune_cache_arg == "warm";
+  tune_cache = tune_warm ? kc::TcaTuneCache::WarmL2 : kc::TcaTuneCache::ColdL2;
   if (kernel_choice == "tc" && std::find(precs.begin(), precs.end(), "fp64") != precs.end()) {
     std::fprintf(stderr, "--kernel tc: fp64 has no tensor-core kernel (drop fp64 from --prec or use rowsplit)\n");
     return 2;
@@ -292,8 +314,10 @@ int main(int argc, char** argv) {
     const double bw = measure_copy_bw();
     cusparseHandle_t handle;
     CUSPARSE_CHECK(cusparseCreate(&handle));
-    std::printf("# TCA-SpMM vs cuSPARSE on %s (%d SMs, L2 %d MB), copy bandwidth %.0f GB/s, reps %d\n\n", prop.name,
-                prop.multiProcessorCount, prop.l2CacheSize >> 20, bw / 1e9, reps);
+    std::printf("# TCA-SpMM vs cuSPARSE on %s (%d SMs, L2 %d MB), copy bandwidth %.0f GB/s, reps %d, %s L2%s\n\n",
+                prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, bw / 1e9, reps,
+                warm_l2 ? "warm" : "cold (flushed before each rep)",
+                kernel_choice != "tuned" ? "" : tune_warm ? ", tca_tune from a warm L2" : ", tca_tune from a cold L2");
 
     std::vector<Csr> mats;
     if (!real_only) {

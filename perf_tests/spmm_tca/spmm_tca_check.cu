@@ -2,7 +2,8 @@
 // reference: real matrices (a folder of .mtx[.gz]) and synthetic ones, every kernel
 // and precision, N in {1, 7, 32, 64, 128, 256, 512}, row- and column-major B and C,
 // outputs poisoned with NaN before beta == 0 runs; plans with and without shared columns, and
-// split windows summed in clusters; tca_tune's pick, with C checked untouched by the tuning.
+// split windows summed in clusters; tca_tune's pick (timed from a cold and from a warm L2),
+// with C checked untouched by the tuning.
 // Stand-alone (no Kokkos, no gtest) so it builds with plain nvcc on the GPU machine; the gtest
 // spmm_tca_cuda_test covers the Kokkos front end.
 // --real-only skips the synthetic matrices (run_device.sh splits the sweep over processes).
@@ -34,6 +35,7 @@ struct Config {
   const char* name;
   double tol;
   bool tune = false;  // run what tca_tune picks (cfg.kernel unused), after checking it left C alone
+  kc::TcaTuneCache tune_cache = kc::TcaTuneCache::ColdL2;
 };
 
 int failures = 0, cases = 0;
@@ -80,7 +82,7 @@ void run_case(const Csr& A, const kc::TcaPlan& plan, const Config& cfg, std::int
   a.beta = beta;
   kc::TcaKernel kernel = cfg.kernel;
   if (cfg.tune) {
-    kernel = kc::tca_tune(plan, a, /*allow_tf32=*/true, nullptr);
+    kernel = kc::tca_tune(plan, a, /*allow_tf32=*/true, nullptr, cfg.tune_cache);
     std::vector<T> after(hC.size());
     HARNESS_CHECK(cudaMemcpy(after.data(), dC.p, after.size() * sizeof(T), cudaMemcpyDeviceToHost));
     if (std::memcmp(after.data(), hC.data(), after.size() * sizeof(T)) != 0) {
@@ -140,6 +142,8 @@ int main(int argc, char** argv) {
     const Config rs64{kc::TcaType::F64, kc::TcaKernel::CudaCoreRowSplit, "fp64/RowSplit", 1e-12};
     const Config tune16{kc::TcaType::F16, kc::TcaKernel::TensorCore, "fp16/tuned", 2e-3, true};
     const Config tune32{kc::TcaType::F32, kc::TcaKernel::TensorCore, "fp32/tuned(TF32)", 1e-5, true};
+    const Config tune32w{kc::TcaType::F32, kc::TcaKernel::TensorCore, "fp32/tuned warm(TF32)", 1e-5, true,
+                         kc::TcaTuneCache::WarmL2};
     const std::vector<std::int64_t> all_n{1, 7, 32, 64, 128, 256, 512};
 
     std::vector<Csr> synth;
@@ -163,7 +167,8 @@ int main(int argc, char** argv) {
             run_config(A, *plan, *c, n, left, 1.0, 0.0, 100 + n);
           run_config(A, *plan, tc16, n, left, 0.5, -2.0, 200 + n);
           run_config(A, *plan, tc32, n, left, -1.5, 0.25, 300 + n);
-          for (const Config* c : {&tune16, &tune32}) run_config(A, *plan, *c, n, left, 1.0, n == 7 ? 0.0 : -0.5, 350 + n);
+          for (const Config* c : {&tune16, &tune32, &tune32w})
+            run_config(A, *plan, *c, n, left, 1.0, n == 7 ? 0.0 : -0.5, 350 + n);
         }
       // Fixed segment sizes: largest work items (long pipelines), 128 (the kernel's medium
       // staging area where no window is split into longer items) and smallest (windows split
@@ -215,7 +220,7 @@ int main(int argc, char** argv) {
         }
         if (n == 32 || n == 64 || n == 256) run_config(A, *plan, rs32, n, false, 1.0, 0.0, n + 7);
         if (n == 64 || n == 256)
-          for (const Config* c : {&tune16, &tune32}) run_config(A, *plan, *c, n, false, 1.0, 0.5, n + 13);
+          for (const Config* c : {&tune16, &tune32, &tune32w}) run_config(A, *plan, *c, n, false, 1.0, 0.5, n + 13);
       }
       // The tensor-core kernel with every matrix's windows sharing their columns (the automatic
       // plan above does where the reuse is high enough), and without.

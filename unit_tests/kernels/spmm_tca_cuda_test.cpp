@@ -121,8 +121,8 @@ tessera::HostCoo<double> few_long_rows() {
 
 // With tune, Auto times both CUDA kernels on the first call for a shape and keeps the pick with
 // the plan: right against the reference with beta != 0 (the timed calls write a scratch output,
-// never C), one timing per shape (value type, N, layouts), none on later calls, and the same
-// pick from spmm_choose_algorithm as the call ran.
+// never C), one timing per shape (value type, N, layouts) and L2 state, none on later calls,
+// and the same pick from spmm_choose_algorithm as the call ran.
 TEST(SpmmTca, AutoTunedTimesEachShapeOnce) {
   SpmmOptions tuned{SpmmAlgorithm::Auto, /*allow_tf32=*/true};
   tuned.tune = true;
@@ -138,6 +138,10 @@ TEST(SpmmTca, AutoTunedTimesEachShapeOnce) {
   for (const auto& c : tessera_test::edge_case_matrices(91))
     check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(c.coo, 64, 1.0, 0.5, 27, c.name + " tuned", tuned,
                                                          kTf32Tolerance);
+  SpmmOptions tuned_warm = tuned;
+  tuned_warm.tune_cache = tessera::SpmmTuneCache::WarmL2;
+  check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(even, 128, 1.0, 0.5, 28, "even_rows tuned warm", tuned_warm,
+                                                       kTf32Tolerance);
 
   const auto A = tessera::from_coo<float, tessera::CSR, Kokkos::Cuda>(few_long_rows());
   const auto& s = A.decompose();
@@ -151,6 +155,8 @@ TEST(SpmmTca, AutoTunedTimesEachShapeOnce) {
   EXPECT_EQ(Cache::tuned_shapes(s.levels[1].pos, s.levels[1].crd), 1u) << "a tuned shape is not timed again";
   tessera::spmm(1.0f, A, B64, 0.0f, C64, tuned);
   EXPECT_EQ(Cache::tuned_shapes(s.levels[1].pos, s.levels[1].crd), 2u);
+  tessera::spmm(1.0f, A, B64, 0.0f, C64, tuned_warm);
+  EXPECT_EQ(Cache::tuned_shapes(s.levels[1].pos, s.levels[1].crd), 3u) << "each L2 state is timed apart";
   // Without tune, or with an explicit algorithm, nothing is timed.
   const auto R = tessera::from_coo<float, tessera::CSR, Kokkos::Cuda>(even);
   const auto& r = R.decompose();

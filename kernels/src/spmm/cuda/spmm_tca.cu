@@ -21,6 +21,7 @@
 #include "../../common/ptx_copy.cuh"
 #include "../../common/cluster.cuh"
 #include "../../common/grid_dependency.cuh"
+#include "../../common/gpu_busy_wait.cuh"
 
 
 namespace tessera::kernels::cuda {
@@ -1414,7 +1415,7 @@ struct EventPair {
 };
 }  // namespace
 
-TcaKernel tca_tune(const TcaPlan& plan, const TcaArgs& a, bool allow_tf32, cudaStream_t stream) {
+TcaKernel tca_tune(const TcaPlan& plan, const TcaArgs& a, bool allow_tf32, cudaStream_t stream, TcaTuneCache cache) {
   const TcaKernel guess = tca_choose(plan, a, allow_tf32);
   const bool tensor_cores = tca_has_tensor_core(a.type) && (a.type != TcaType::F32 || allow_tf32);
   if (!tensor_cores || a.rows == 0 || a.n == 0) return guess;
@@ -1434,22 +1435,28 @@ TcaKernel tca_tune(const TcaPlan& plan, const TcaArgs& a, bool allow_tf32, cudaS
   const TcaKernel other = guess == TcaKernel::TensorCore ? TcaKernel::CudaCoreRowSplit : TcaKernel::TensorCore;
   const TcaKernel kernels[2] = {guess, other};
   for (TcaKernel k : kernels) spmm_tca(&plan, k, t, stream);  // warm-up: first launches, pool growth
-  // Each sample is one call after a write of twice the L2 evicted A and B from it: timed
-  // back to back, with B in L2, the row split came out ahead on matrices where the tensor
-  // cores win from a cold L2 (H100 benchmark: 34 of 91 changed picks ran slower than Auto's,
-  // down to 0.82x; from a cold L2 none did). The median of kTuneSamples per kernel, the
-  // kernels alternating.
+  // ColdL2: each sample is one call after a write of twice the L2 evicted A and B from it.
+  // Timed back to back, with B in L2, the row split came out ahead on matrices where the
+  // tensor cores win from a cold L2 (H100 benchmark: 34 of 91 changed picks ran slower than
+  // Auto's there, down to 0.82x; from a cold L2 none did), so the state must be the caller's.
+  // WarmL2: each sample is one call after a kernel that only waits: A and B stay in L2 from
+  // the previous sample, and the call is enqueued while the GPU is busy. Timed right after a
+  // host wait, a call of a few microseconds would measure the launch latency and the idle
+  // GPU's clock instead (H100: the same kernel 0.4-2.6x apart in two runs).
+  // The median of kTuneSamples per kernel, the kernels alternating.
+  const bool cold = cache == TcaTuneCache::ColdL2;
   int device = 0, l2_bytes = 0;
   TESSERA_CUDA_CHECK(cudaGetDevice(&device));
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-  const std::size_t flush_bytes = 2 * static_cast<std::size_t>(std::max(l2_bytes, 1 << 20));
+  const std::size_t flush_bytes = cold ? 2 * static_cast<std::size_t>(std::max(l2_bytes, 1 << 20)) : 0;
   DeviceBuffer<unsigned char> flush(flush_bytes, stream);
   constexpr int kTuneSamples = 5;
   std::vector<float> ms[2];
   EventPair ev;
   for (int r = 0; r < kTuneSamples; ++r)
     for (int i = 0; i < 2; ++i) {
-      TESSERA_CUDA_CHECK(cudaMemsetAsync(flush.ptr, r, flush_bytes, stream));
+      if (cold) TESSERA_CUDA_CHECK(cudaMemsetAsync(flush.ptr, r, flush_bytes, stream));
+      else TESSERA_CUDA_CHECK(enqueue_gpu_busy_wait(stream));
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.start, stream));
       spmm_tca(&plan, kernels[i], t, stream);
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.stop, stream));

@@ -28,6 +28,11 @@ namespace tessera {
 enum class SpmmAlgorithm { Auto, Native, TensorCore, CudaCoreRowSplit };
 enum class SpmmHostLoop { Auto, Portable };
 enum class SpmmOutputStores { Auto, Cached, Streaming };
+// SpmmOptions::tune on Kokkos::Cuda: the L2 state its timed calls start from
+// (kernels::cuda::TcaTuneCache). ColdL2 for operands read from DRAM: produced long before the
+// call, or larger than the L2. WarmL2 for a B produced just before the call (a GNN layer's
+// features) or for operands multiplied back to back while they fit in the L2.
+enum class SpmmTuneCache { ColdL2, WarmL2 };
 
 inline const char* to_string(SpmmAlgorithm a) {
   switch (a) {
@@ -58,6 +63,9 @@ struct SpmmOptions {
   // (iterative solvers, GNN training). Ignored on host spaces, by the explicit algorithms, and
   // while the stream is being captured into a graph.
   bool tune = false;
+  // Where the timed calls find A and B (SpmmTuneCache): the L2 state the caller's calls will
+  // see, since the faster kernel can differ between the two.
+  SpmmTuneCache tune_cache = SpmmTuneCache::ColdL2;
 };
 
 // Auto's threshold for streaming stores: an output this large does not stay in a
@@ -115,6 +123,9 @@ SpmmAlgorithm spmm_choose_algorithm(const Space& space, const Tensor<T, Enc, Spa
                                                       A.extent(0), A.extent(1));
     const auto kernel =
         opts.tune ? kernels::cuda::TcaPlanCache::tuned(s.levels[1].pos, s.levels[1].crd, *plan, args, opts.allow_tf32,
+                                                       opts.tune_cache == SpmmTuneCache::WarmL2
+                                                           ? kernels::cuda::TcaTuneCache::WarmL2
+                                                           : kernels::cuda::TcaTuneCache::ColdL2,
                                                        space.cuda_stream())
                   : kernels::cuda::tca_choose(*plan, args, opts.allow_tf32);
     return kernel == kernels::cuda::TcaKernel::TensorCore ? SpmmAlgorithm::TensorCore

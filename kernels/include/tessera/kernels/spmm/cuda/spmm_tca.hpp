@@ -215,17 +215,28 @@ bool tca_has_tensor_core(TcaType type);
 // at half the cost there); CudaCoreRowSplit otherwise.
 TcaKernel tca_choose(const TcaPlan& plan, const TcaArgs& args, bool allow_tf32);
 
+// Where tca_tune's samples find A and B. The faster kernel can differ: with B in L2 the
+// row split's 16-byte reads through L1 gain on matrices where, with B read from DRAM, the
+// tensor cores win (perf_tests/results/spmm_tca_h100.md).
+enum class TcaTuneCache {
+  ColdL2,  // each sample after a write of twice the L2: A and B come from DRAM, as for
+           // operands produced long before the call or larger than the L2
+  WarmL2,  // A and B left in L2 by the previous call, as for a B produced just before the
+           // call (a GNN layer's features) or multiplied again and again while it fits
+};
+
 // Measures instead of guessing: times both kernels on these arguments (after a warm-up call,
-// five calls each, alternating, on `stream`, each from a cold L2, into a scratch C of its own
-// in args.C's layout: args.C is neither read nor written) and returns the faster. It keeps
-// tca_choose's pick unless the other kernel's median time is less than kTuneMinGain of its
-// own. Synchronous, allocates rows x n elements and twice the L2 size while it runs, and
-// throws tessera::Error while `stream` is being captured into a graph. Only types with a
-// tensor-core kernel (fp32 with allow_tf32) have a choice to make; the others return
-// tca_choose at once. Meant for a matrix multiplied many times with one N (iterative
-// solvers, GNN training): the caller keeps the result.
+// five calls each, alternating, on `stream`, from the L2 state `cache` names, into a scratch
+// C of its own in args.C's layout: args.C is neither read nor written) and returns the
+// faster. It keeps tca_choose's pick unless the other kernel's median time is less than
+// kTuneMinGain of its own. Synchronous, allocates rows x n elements (and, for ColdL2, twice
+// the L2 size) while it runs, and throws tessera::Error while `stream` is being captured into
+// a graph. Only types with a tensor-core kernel (fp32 with allow_tf32) have a choice to make;
+// the others return tca_choose at once. Meant for a matrix multiplied many times with one N
+// (iterative solvers, GNN training): the caller keeps the result.
 inline constexpr float kTuneMinGain = 0.97f;
-TcaKernel tca_tune(const TcaPlan& plan, const TcaArgs& args, bool allow_tf32, cudaStream_t stream);
+TcaKernel tca_tune(const TcaPlan& plan, const TcaArgs& args, bool allow_tf32, cudaStream_t stream,
+                   TcaTuneCache cache = TcaTuneCache::ColdL2);
 
 // Whether spmm_tca(&plan, kernel, args, ...) sums split windows in clusters (the plan's cluster
 // layout on a small enough grid, or a cluster layout passed as the plan).

@@ -57,16 +57,17 @@ class TcaPlanCache {
     self.entries_[key] = e;
     return e.plan;
   }
-  // tca_tune's pick for the matrix of pos and crd (an entry get() made) and the shape of args
-  // (value type, N, whether B is read in place, C's layout, TF32 allowed): timed on the first
-  // call for that shape and kept with the entry. tca_choose's pick while `stream` is being
+  // tca_tune's pick for the matrix of pos and crd (an entry get() made), the shape of args
+  // (value type, N, whether B is read in place, C's layout, TF32 allowed) and the L2 state
+  // timed: timed on the first call for that shape and state and kept with the entry. tca_choose's pick while `stream` is being
   // captured into a graph (tuning synchronizes) or where get() kept no entry.
   template <class PosView, class CrdView>
   static TcaKernel tuned(const PosView& pos, const CrdView& crd, const TcaPlan& plan, const TcaArgs& args,
-                         bool allow_tf32, cudaStream_t stream) {
+                         bool allow_tf32, TcaTuneCache cache, cudaStream_t stream) {
     auto& self = instance();
     const Key key{pos.data(), crd.data()};
-    const TuneKey shape{static_cast<int>(args.type), args.n, tca_b_in_place(args), args.c_col_stride == 1, allow_tf32};
+    const TuneKey shape{static_cast<int>(args.type), args.n,     tca_b_in_place(args), args.c_col_stride == 1,
+                        allow_tf32,                    static_cast<int>(cache)};
     {
       std::lock_guard<std::mutex> lock(self.mutex_);
       const auto e = self.entries_.find(key);
@@ -78,7 +79,7 @@ class TcaPlanCache {
     if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess)
       throw CudaError("tessera::spmm: cudaStreamIsCapturing failed on the execution space's stream");
     if (capture != cudaStreamCaptureStatusNone) return tca_choose(plan, args, allow_tf32);
-    const TcaKernel picked = tca_tune(plan, args, allow_tf32, stream);  // unlocked: it synchronizes
+    const TcaKernel picked = tca_tune(plan, args, allow_tf32, stream, cache);  // unlocked: it synchronizes
     std::lock_guard<std::mutex> lock(self.mutex_);
     const auto e = self.entries_.find(key);
     if (e != self.entries_.end()) e->second.tuned[shape] = picked;
@@ -100,7 +101,7 @@ class TcaPlanCache {
 
  private:
   using Key = std::pair<const void*, const void*>;
-  using TuneKey = std::tuple<int, std::int64_t, bool, bool, bool>;
+  using TuneKey = std::tuple<int, std::int64_t, bool, bool, bool, int>;
   struct Entry {
     Kokkos::View<const int*, Kokkos::CudaSpace> pos, crd;
     std::int64_t rows;
