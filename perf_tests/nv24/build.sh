@@ -11,6 +11,7 @@ inc="-I$root/core/include -I$root/formats/include -I$root/kernels/include"
 flags="-O3 -std=c++17 -arch=$arch -Xcompiler -fopenmp,-O3"
 sm90a="-O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -Xptxas -v"
 nvcc $flags $inc -c "$root/kernels/src/nm_spmm/cuda/nv24_spmm.cu" -o "$out/nv24_spmm.o" &
+nvcc $flags $inc -c "$root/kernels/src/nm_spmm/cuda/nv24_tune.cu" -o "$out/nv24_tune.o" &
 nvcc $sm90a $inc -c "$root/kernels/src/nm_spmm/cuda/nv24_spmm_wgmma.cu" -o "$out/nv24_spmm_wgmma.o" \
   2> "$out/nv24_spmm_wgmma.ptxas.txt" &
 wait_all
@@ -18,7 +19,7 @@ g++ -O2 -std=c++17 $inc -c "$root/core/src/io/matrix_market.cpp" -o "$out/matrix
 g++ -O2 -std=c++17 $inc -c "$root/core/src/io/text_file.cpp" -o "$out/text_file.o" &
 wait_all
 libz=-lz; [ -e /usr/lib/x86_64-linux-gnu/libz.so ] || libz=/usr/lib/x86_64-linux-gnu/libz.so.1
-objs="$out/nv24_spmm.o $out/nv24_spmm_wgmma.o"
+objs="$out/nv24_spmm.o $out/nv24_tune.o $out/nv24_spmm_wgmma.o"
 nvcc $flags $inc "$root/perf_tests/nv24/nv24_check.cu" $objs "$out"/matrix_market.o "$out"/text_file.o $libz -o "$out/nv24_check" &
 nvcc $flags $inc "$root/perf_tests/nv24/nv24_bench.cu" $objs -lcublas -ldl -o "$out/nv24_bench" &
 wait_all

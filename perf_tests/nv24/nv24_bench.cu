@@ -8,8 +8,9 @@
 // power state). The cubes are also timed with each library alone after a few seconds of its own
 // back-to-back calls: the state a sustained workload runs in, which differs per library when
 // the board is at its power limit. Every NV24 and cuSPARSELt result is compared with cuBLAS on
-// three sampled rows.
-// Usage: nv24_bench [--quick | --sweep | --sweep-set]
+// three sampled rows. --tuned runs nv24_tune's launch for each shape instead of Auto's (tuned
+// once per shape before the timing, the cost printed) and times Auto's beside it, interleaved.
+// Usage: nv24_bench [--quick | --sweep | --sweep-set] [--tuned]
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -93,14 +94,21 @@ struct Row {
   std::int64_t M, N, K;
   std::string tile;
   float nv24 = 0, cublas = 0, lt = -1;
+  float nv24_auto = -1;  // --tuned: Auto's launch, timed beside the tuned one
   // cubes: each library alone after kSustainSeconds of its own back-to-back calls (-1: not run)
   float nv24_alone = -1, cublas_alone = -1, lt_alone = -1;
   double diff_nv24 = 0, diff_lt = -1;
 };
 
 int main(int argc, char** argv) {
-  const std::string mode = argc > 1 ? argv[1] : "";
+  std::string mode;
+  bool tuned = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--tuned") tuned = true;
+    else mode = argv[i];
+  }
   const bool quick = mode == "--quick";
+  std::vector<double> tune_ms;  // host time of each nv24_tune call
   try {
     cudaDeviceProp prop;
     HARNESS_CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -133,11 +141,12 @@ int main(int argc, char** argv) {
       const std::vector<double> ms = median_event_ms_interleaved(ops, how);
       row.cublas = static_cast<float>(ms[0]);
       row.nv24 = static_cast<float>(ms[1]);
-      if (ops.size() > 2) row.lt = static_cast<float>(ms[2]);
+      if (tuned) row.nv24_auto = static_cast<float>(ms.back());
+      if (ops.size() > (tuned ? 3u : 2u)) row.lt = static_cast<float>(ms[2]);
       if (!sustained) return;
       row.cublas_alone = sustained_ms(ops[0], stream);
       row.nv24_alone = sustained_ms(ops[1], stream);
-      if (ops.size() > 2) row.lt_alone = sustained_ms(ops[2], stream);
+      if (row.lt > 0) row.lt_alone = sustained_ms(ops[2], stream);
     };
 
     auto measure = [&](std::int64_t M, const Nv24Host& w, const DeviceBuf<std::uint16_t>& dBp,
@@ -156,16 +165,21 @@ int main(int argc, char** argv) {
                                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
       };
       kc::Nv24Args args{Nv24Type::F16, M, N, K, w.kp, dA.p, K, dV.p, dMeta.p, dC.p, N};
-      const kc::Nv24Launch launch = kc::nv24_choose(args);
+      const auto tune_start = std::chrono::steady_clock::now();
+      const kc::Nv24Launch launch = tuned ? kc::nv24_tune(args, stream) : kc::nv24_choose(args);
+      if (tuned)
+        tune_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tune_start).count());
       row.tile = kc::to_string(launch);
-      auto ours = [&] { kc::nv24_spmm(args, stream); };
+      auto ours = [&] { kc::nv24_spmm(args, stream, launch); };
+      auto ours_auto = [&] { kc::nv24_spmm(args, stream); };
       HARNESS_CHECK(cudaMemsetAsync(dC.p, 0xFF, M * N * 2, stream));
       gemm();
       ours();
       HARNESS_CHECK(cudaStreamSynchronize(stream));
       row.diff_nv24 = sampled_rel_diff(dC.p, dRef.p, M, N);
       if (!have_lt) {
-        time_all(row, {gemm, ours}, sustained);
+        if (tuned) time_all(row, {gemm, ours, ours_auto}, sustained);
+        else time_all(row, {gemm, ours}, sustained);
       } else {
         // same column-major view; the structured operand is B^T (N x K), pruned along K
         lt::MatDescr a, b, c;
@@ -191,12 +205,19 @@ int main(int argc, char** argv) {
         sparse();
         HARNESS_CHECK(cudaStreamSynchronize(stream));
         row.diff_lt = sampled_rel_diff(dC.p, dRef.p, M, N);
-        time_all(row, {gemm, ours, sparse}, sustained);
+        if (tuned) time_all(row, {gemm, ours, sparse, ours_auto}, sustained);
+        else time_all(row, {gemm, ours, sparse}, sustained);
         api.plan_destroy(&plan);
         api.alg_destroy(&alg);
         api.mat_destroy(&a);
         api.mat_destroy(&b);
         api.mat_destroy(&c);
+      }
+      if (tuned) {
+        char auto_note[160];
+        std::snprintf(auto_note, sizeof auto_note, " (Auto %s: %.4f ms)", kc::to_string(kc::nv24_choose(args)).c_str(),
+                      row.nv24_auto);
+        row.tile += auto_note;
       }
       return row;
     };
@@ -209,8 +230,8 @@ int main(int argc, char** argv) {
       for (std::int64_t M : m_list) {
         out.push_back(measure(M, w, dBp, dV, dMeta, sustained));
         const Row& r = out.back();
-        std::fprintf(stderr, "M=%lld N=%lld K=%lld nv24 %.3f cublas %.3f lt %.3f\n", (long long)M, (long long)N,
-                     (long long)K, r.nv24, r.cublas, r.lt);
+        std::fprintf(stderr, "M=%lld N=%lld K=%lld nv24 %.4f cublas %.4f lt %.4f auto %.4f\n", (long long)M, (long long)N,
+                     (long long)K, r.nv24, r.cublas, r.lt, r.nv24_auto);
       }
     };
     if (mode == "--sweep" || mode == "--sweep-set") {
@@ -315,6 +336,19 @@ int main(int argc, char** argv) {
                   r.cublas / r.nv24,
                   r.lt > 0 ? (", NV24/cuSPARSELt " + std::to_string(r.lt / r.nv24) + "x").c_str() : "",
                   r.cublas_alone / r.nv24_alone);
+    if (tuned) {
+      std::vector<double> gain;
+      for (const auto* rows : {&cubes, &set})
+        for (const Row& r : *rows) gain.push_back(r.nv24_auto / r.nv24);
+      double g = 0;
+      for (double x : gain) g += std::log(x);
+      std::sort(gain.begin(), gain.end());
+      std::sort(tune_ms.begin(), tune_ms.end());
+      std::printf("SUMMARY tuned launch over Auto's (time of Auto's / time of the tuned, %zu shapes): geomean %.4fx, "
+                  "min %.3fx, max %.3fx; nv24_tune took median %.1f ms, max %.1f ms\n",
+                  gain.size(), std::exp(g / gain.size()), gain.front(), gain.back(), tune_ms[tune_ms.size() / 2],
+                  tune_ms.back());
+    }
     if (have_lt) api.destroy(&lth);
     CUBLAS_CHECK(cublasDestroy(blas));
   } catch (const std::exception& e) {

@@ -2,8 +2,10 @@
 // random operands for fp16 and bf16, every tile shape (the sm_90a wgmma.sp tiles too when the
 // device has compute capability 9.0), odd shapes (m, n, k not multiples of
 // the tiles, k not a multiple of 4 or 8), padded row strides, k = 0, weights pruned from real
-// matrices, outputs poisoned with NaN before every run, bad arguments rejected.
+// matrices, outputs poisoned with NaN before every run, bad arguments rejected; nv24_tune's
+// launch (C checked untouched by the tuning) and every launch it weighs on the larger shapes.
 // Usage: nv24_check [matrix_dir] [--quick]   (exit 0 when everything passes)
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -55,6 +57,23 @@ static void run_case(const std::string& what, const HostMat& A, const Nv24Host& 
   run_with(what, A, w, ref, t, ldc, [&](const kc::Nv24Args& args) {
     kc::nv24_spmm(args, nullptr, launch);
     return "launch=" + kc::to_string(launch);
+  });
+}
+
+// nv24_tune's launch, after checking that the tuning left C as it was (all NaN).
+static void run_tuned(const std::string& what, const HostMat& A, const Nv24Host& w, const std::vector<double>& ref,
+                      Nv24Type t, std::int64_t ldc) {
+  run_with(what, A, w, ref, t, ldc, [&](const kc::Nv24Args& args) {
+    const kc::Nv24Launch l = kc::nv24_tune(args, nullptr);
+    std::vector<std::uint16_t> after(static_cast<std::size_t>(args.m * args.ldc));
+    if (!after.empty())
+      HARNESS_CHECK(cudaMemcpy(after.data(), args.C, after.size() * 2, cudaMemcpyDeviceToHost));
+    if (std::any_of(after.begin(), after.end(), [](std::uint16_t b) { return b != 0xFFFF; })) {
+      ++runs, ++failures;
+      std::printf("FAIL %s: nv24_tune wrote C\n", what.c_str());
+    }
+    kc::nv24_spmm(args, nullptr, l);
+    return "tuned=" + kc::to_string(l);
   });
 }
 
@@ -112,6 +131,12 @@ int main(int argc, char** argv) {
         const HostMat A2 = random_mat(d.m, d.k, lda + 8, t, seed++);
         const std::vector<double> ref2 = reference(A2, w.pruned, t);
         for (kc::Nv24Tile tile : auto_tiles) run_case("random, lda+8, ldc+3", A2, w, ref2, t, tile, d.n + 3);
+        run_tuned("random, tuned, lda+8, ldc+3", A2, w, ref2, t, d.n + 3);
+        // every launch nv24_tune weighs (they depend on the shape only)
+        if (d.m * d.n * d.k >= 1000 * 1000 * 1000)
+          for (const kc::Nv24Launch& l :
+               kc::nv24_candidates(kc::Nv24Args{t, d.m, d.n, d.k, w.kp, nullptr, lda, nullptr, nullptr, nullptr, d.n}))
+            run_case("random, tuning candidate", A, w, ref, t, l, d.n);
         // a head launch and a tail launch of another wgmma.sp tile, the split anywhere
         if (hopper && d.m >= 2) {
           using kc::Nv24Tile;

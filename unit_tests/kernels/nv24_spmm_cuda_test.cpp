@@ -3,7 +3,7 @@
 // kernel forced on the GPU, and every tile shape of the raw entry (the sm_90a wgmma.sp tiles
 // too on a compute capability 9.0 device), fp16 and bf16, with and without K splits, k = 0,
 // against the same reference; the launch choice on Hopper, and the wgmma.sp tiles refused
-// elsewhere.
+// elsewhere; Nv24Options::tune.
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
 
@@ -27,7 +27,30 @@ TEST(Nv24SpmmCuda, NativeKernelOnTheGpu) {
   using T = nv24_test::Half;
   const auto A = nv24_test::random_values<T>(50 * 70, 11), B = nv24_test::random_values<T>(70 * 40, 12);
   nv24_test::check<T, Kokkos::LayoutRight, Kokkos::Cuda>(A, B, 50, 70, 40, "native on cuda",
-                                                         tessera::Nv24Algorithm::Native);
+                                                         {tessera::Nv24Algorithm::Native});
+}
+
+// With tune, the first product of a shape times the candidate launches (into a scratch output)
+// and keeps the fastest for that shape: right against the reference, C (LayoutLeft: through
+// the temporary; an unaligned A: packed first) as well, one timing per shape whatever the
+// layouts, none on later calls.
+TEST(Nv24SpmmCuda, TunedLaunchTimedOncePerShape) {
+  using T = nv24_test::Half;
+  tessera::Nv24Options tuned;
+  tuned.tune = true;
+  const std::size_t before = tessera::kernels::cuda::nv24_tuned_shapes();
+  const auto A = nv24_test::random_values<T>(700 * 512, 23), B = nv24_test::random_values<T>(512 * 390, 24);
+  nv24_test::check<T, Kokkos::LayoutRight, Kokkos::Cuda>(A, B, 700, 512, 390, "tuned", tuned);
+  EXPECT_EQ(tessera::kernels::cuda::nv24_tuned_shapes(), before + 1);
+  nv24_test::check<T, Kokkos::LayoutLeft, Kokkos::Cuda>(A, B, 700, 512, 390, "tuned LayoutLeft", tuned);
+  EXPECT_EQ(tessera::kernels::cuda::nv24_tuned_shapes(), before + 1) << "a tuned shape is not timed again";
+  const auto A2 = nv24_test::random_values<tessera::bf16_t>(45 * 37, 25);
+  const auto B2 = nv24_test::random_values<tessera::bf16_t>(37 * 29, 26);
+  nv24_test::check<tessera::bf16_t, Kokkos::LayoutRight, Kokkos::Cuda>(A2, B2, 45, 37, 29, "tuned, A packed", tuned);
+  EXPECT_EQ(tessera::kernels::cuda::nv24_tuned_shapes(), before + 2);
+  // Without tune nothing is timed.
+  nv24_test::check<T, Kokkos::LayoutRight, Kokkos::Cuda>(A, B, 300, 512, 390, "not tuned");
+  EXPECT_EQ(tessera::kernels::cuda::nv24_tuned_shapes(), before + 2);
 }
 
 TEST(Nv24SpmmCuda, UnalignedRowStrideIsPacked) {

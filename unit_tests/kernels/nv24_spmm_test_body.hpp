@@ -58,12 +58,12 @@ Kokkos::View<T**, Layout, Space> to_view(const std::vector<double>& v, std::int6
 // Runs nm_spmm on (A, prune_nv24(B)) and compares with the reference; B is k x n row-major.
 template <class T, class Layout, class Space>
 void check(const std::vector<double>& A, const std::vector<double>& B, std::int64_t m, std::int64_t k,
-           std::int64_t n, const std::string& what, tessera::Nv24Algorithm alg = tessera::Nv24Algorithm::Auto) {
+           std::int64_t n, const std::string& what, const tessera::Nv24Options& opts = {}) {
   const auto W = tessera::prune_nv24<T, Space>(to_view<T, Kokkos::LayoutRight, Space>(B, k, n, "B"));
   const auto Av = to_view<T, Layout, Space>(A, m, k, "A");
   Kokkos::View<T**, Layout, Space> C("C", m, n);
   Kokkos::deep_copy(C, from_double<T>(std::numeric_limits<double>::quiet_NaN()));
-  tessera::nm_spmm(Space(), Av, W, C, alg);
+  tessera::nm_spmm(Space(), Av, W, C, opts);
   Kokkos::fence();
   const auto ref = tessera::reference::dense_product(A, tessera::reference::prune_2_4(B, k, n), m, k, n);
   auto hC = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C);

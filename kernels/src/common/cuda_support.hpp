@@ -75,4 +75,28 @@ struct DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
 
+// CUDA events destroyed on every exit path, including a failed check (the tuners' timing).
+struct EventPair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  EventPair() {
+    TESSERA_CUDA_CHECK(cudaEventCreate(&start));
+    TESSERA_CUDA_CHECK(cudaEventCreate(&stop));
+  }
+  ~EventPair() {
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+};
+
+// Throws tessera::Error when `stream` is being captured into a graph: `who` times calls
+// and synchronizes, which a capture does not allow.
+inline void require_not_capturing(cudaStream_t stream, const char* who) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  TESSERA_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+  if (capture != cudaStreamCaptureStatusNone)
+    throw Error(std::string(who) + ": the stream is being captured; time it outside the capture");
+}
+
 }  // namespace tessera::kernels::cuda

@@ -496,6 +496,11 @@ TileModel tile_model(Nv24Tile t, const Nv24Args& args) {
 // and its estimated time; tail_rows 0 when none beats `time`, the head tile alone. The tail
 // starts at one of the last head row tiles: it is there to fill the head's last wave, and a
 // tail of more than about a wave of head blocks only runs more of C on a slower tile.
+// The first head row tile a tail may start at (tails start there up to the last one).
+std::int64_t first_tail_start(std::int64_t row_tiles, std::int64_t head_cols, const DeviceInfo& d) {
+  return std::max<std::int64_t>(1, row_tiles - d.sms / head_cols - 2);
+}
+
 std::pair<Nv24Launch, double> best_tail(const Nv24Args& a, const DeviceInfo& d, Nv24Tile head, double time) {
   std::pair<Nv24Launch, double> best{{head, 1}, time};
   const TileModel h = hopper_model(head, a);
@@ -505,7 +510,7 @@ std::pair<Nv24Launch, double> best_tail(const Nv24Args& a, const DeviceInfo& d, 
     if (tail == head) continue;
     const TileModel t = hopper_model(tail, a);
     const std::int64_t tail_cols = (a.n + t.bn - 1) / t.bn;
-    for (std::int64_t rows = std::max<std::int64_t>(1, row_tiles - d.sms / head_cols - 2); rows < row_tiles; ++rows) {
+    for (std::int64_t rows = first_tail_start(row_tiles, head_cols, d); rows < row_tiles; ++rows) {
       const std::int64_t tail_rows = a.m - rows * h.bm;
       const double estimate = head_tail_estimate(rows * head_cols, h.block_time(a),
                                                  (tail_rows + t.bm - 1) / t.bm * tail_cols, t.block_time(a), d.sms);
@@ -585,6 +590,31 @@ Nv24Launch nv24_choose(const Nv24Args& args, Nv24Tile tile) {
       }
     }
   return best;
+}
+
+std::vector<Nv24Launch> nv24_candidates(const Nv24Args& args) {
+  const DeviceInfo d = device_info();
+  std::vector<Nv24Launch> out = {nv24_choose(args)};
+  const auto add = [&](const Nv24Launch& l) {
+    for (const Nv24Launch& o : out)
+      if (o.tile == l.tile && o.splits == l.splits && o.tail_tile == l.tail_tile && o.tail_rows == l.tail_rows) return;
+    out.push_back(l);
+  };
+  std::vector<Nv24Tile> tiles = {Nv24Tile::Large, Nv24Tile::Medium, Nv24Tile::Small};
+  if (d.hopper) tiles.assign(std::begin(kHopperTiles), std::end(kHopperTiles));
+  for (Nv24Tile t : tiles)
+    for (int splits : {1, 2, 3, 4, 6, 8})
+      if (splits == 1 || 2 * splits <= tile_model(t, args).k_stages(args)) add({t, splits});
+  if (d.hopper)
+    for (Nv24Tile head : kHeadTailTiles) {
+      const TileModel h = hopper_model(head, args);
+      const std::int64_t head_cols = (args.n + h.bn - 1) / h.bn, row_tiles = (args.m + h.bm - 1) / h.bm;
+      if (h.blocks(args) % d.sms == 0) continue;
+      for (Nv24Tile tail : kHeadTailTiles)
+        for (std::int64_t rows = first_tail_start(row_tiles, head_cols, d); tail != head && rows < row_tiles; ++rows)
+          add({head, 1, tail, args.m - rows * h.bm});
+    }
+  return out;
 }
 
 void nv24_spmm(const Nv24Args& a, cudaStream_t stream, Nv24Tile tile, int splits) {

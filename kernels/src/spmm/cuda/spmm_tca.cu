@@ -1398,31 +1398,11 @@ TcaKernel tca_choose(const TcaPlan& plan, const TcaArgs& a, bool allow_tf32) {
   return TcaKernel::TensorCore;
 }
 
-namespace {
-// CUDA events destroyed on every exit path, including a failed check.
-struct EventPair {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  EventPair() {
-    TESSERA_CUDA_CHECK(cudaEventCreate(&start));
-    TESSERA_CUDA_CHECK(cudaEventCreate(&stop));
-  }
-  ~EventPair() {
-    if (start) cudaEventDestroy(start);
-    if (stop) cudaEventDestroy(stop);
-  }
-  EventPair(const EventPair&) = delete;
-  EventPair& operator=(const EventPair&) = delete;
-};
-}  // namespace
-
 TcaKernel tca_tune(const TcaPlan& plan, const TcaArgs& a, bool allow_tf32, cudaStream_t stream, TcaTuneCache cache) {
   const TcaKernel guess = tca_choose(plan, a, allow_tf32);
   const bool tensor_cores = tca_has_tensor_core(a.type) && (a.type != TcaType::F32 || allow_tf32);
   if (!tensor_cores || a.rows == 0 || a.n == 0) return guess;
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  TESSERA_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
-  if (capture != cudaStreamCaptureStatusNone)
-    throw Error("tca_tune: the stream is being captured; time it outside the capture");
+  require_not_capturing(stream, "tca_tune");
   // The candidates write a scratch C (beta 0) laid out as the caller's, row- or column-major
   // (their stores cost differently), so the caller's C is neither read nor written.
   DeviceBuffer<unsigned char> scratch(static_cast<std::size_t>(a.rows * a.n) * elem_size(a.type), stream);

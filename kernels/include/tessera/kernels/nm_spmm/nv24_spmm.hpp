@@ -8,7 +8,8 @@
 //     temporary);
 //   every other space / value type: the portable Kokkos kernel (impl/nv24_spmm_native.hpp).
 // Nv24Algorithm::Native forces the portable kernel; SparseTensorCore on a space without it
-// throws NotCompiled.
+// throws NotCompiled. Nv24Options::tune times the CUDA launches once per shape instead of
+// estimating (see there).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -28,6 +29,18 @@ namespace tessera {
 
 enum class Nv24Algorithm { Auto, Native, SparseTensorCore };
 
+struct Nv24Options {
+  Nv24Algorithm algorithm = Nv24Algorithm::Auto;
+  // Kokkos::Cuda: run the launch (block tile, K splits, tail) that kernels::cuda::nv24_tune
+  // measured to be the fastest for this shape (value type, m, n, k) instead of the time model's
+  // estimate: timed on the first call per shape in the process (a scratch output, so C is
+  // untouched; that call synchronizes: 95 ms per shape in the median over the LLM layer set on
+  // an H100, 0.7 s at most) and kept for every later one. For layers multiplied many times with
+  // one batch size (inference). Ignored on other spaces and while the stream is being captured
+  // into a graph.
+  bool tune = false;
+};
+
 namespace kernels::detail {
 #if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
 template <class T, class Space>
@@ -36,7 +49,8 @@ constexpr bool has_nv24_tensor_core_v =
     (std::is_same_v<T, Kokkos::Experimental::half_t> || std::is_same_v<T, bf16_t>);
 
 template <class T, class AView, class CView>
-void nv24_spmm_cuda(const Kokkos::Cuda& space, const AView& A, const Nv24Tensor<T, Kokkos::Cuda>& B, const CView& C) {
+void nv24_spmm_cuda(const Kokkos::Cuda& space, const AView& A, const Nv24Tensor<T, Kokkos::Cuda>& B, const CView& C,
+                    bool tune) {
   namespace kc = kernels::cuda;
   using Mat = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::CudaSpace>;
   const std::int64_t m = static_cast<std::int64_t>(A.extent(0)), k = B.extent(0), n = B.extent(1);
@@ -63,7 +77,8 @@ void nv24_spmm_cuda(const Kokkos::Cuda& space, const AView& A, const Nv24Tensor<
   const auto& s = B.decompose();
   kc::Nv24Args args{std::is_same_v<T, bf16_t> ? kc::Nv24Type::BF16 : kc::Nv24Type::F16,
                     m, n, k, kp, a_ptr, lda, s.vals.data(), s.meta.data(), c_ptr, std::max<std::int64_t>(ldc, n)};
-  kc::nv24_spmm(args, space.cuda_stream());
+  if (tune) kc::nv24_spmm(args, space.cuda_stream(), kc::nv24_tuned(args, space.cuda_stream()));
+  else kc::nv24_spmm(args, space.cuda_stream());
   if (!c_direct) Kokkos::deep_copy(space, C, tmp);
 }
 #else
@@ -81,8 +96,9 @@ constexpr Nv24Algorithm nv24_default_algorithm() {
 // C = A * B. A (m x k) and C (m x n): rank-2 Views of B's value type accessible from Space.
 template <class T, class Space, class AView, class CView>
 void nm_spmm(const Space& space, const AView& A, const Nv24Tensor<T, Space>& B, const CView& C,
-             Nv24Algorithm algorithm = Nv24Algorithm::Auto) {
+             const Nv24Options& opts) {
   kernels::require_weight_product<T, Space>(A, B.extent(0), B.extent(1), C);
+  Nv24Algorithm algorithm = opts.algorithm;
   if (algorithm == Nv24Algorithm::Auto) algorithm = nv24_default_algorithm<T, Space>();
   if (algorithm == Nv24Algorithm::Native) {
     Kokkos::Profiling::pushRegion("tessera::nm_spmm[nv24,native]");
@@ -94,7 +110,7 @@ void nm_spmm(const Space& space, const AView& A, const Nv24Tensor<T, Space>& B, 
 #if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
   if constexpr (kernels::detail::has_nv24_tensor_core_v<T, Space>) {
     Kokkos::Profiling::pushRegion("tessera::nm_spmm[nv24,sparse tensor core]");
-    kernels::detail::nv24_spmm_cuda(space, A, B, C);
+    kernels::detail::nv24_spmm_cuda(space, A, B, C, opts.tune);
     Kokkos::Profiling::popRegion();
     return;
   }
@@ -105,9 +121,20 @@ void nm_spmm(const Space& space, const AView& A, const Nv24Tensor<T, Space>& B, 
 }
 
 template <class T, class Space, class AView, class CView>
+void nm_spmm(const Space& space, const AView& A, const Nv24Tensor<T, Space>& B, const CView& C,
+             Nv24Algorithm algorithm = Nv24Algorithm::Auto) {
+  nm_spmm(space, A, B, C, Nv24Options{algorithm});
+}
+
+template <class T, class Space, class AView, class CView>
 void nm_spmm(const AView& A, const Nv24Tensor<T, Space>& B, const CView& C,
              Nv24Algorithm algorithm = Nv24Algorithm::Auto) {
-  nm_spmm(Space(), A, B, C, algorithm);
+  nm_spmm(Space(), A, B, C, Nv24Options{algorithm});
+}
+
+template <class T, class Space, class AView, class CView>
+void nm_spmm(const AView& A, const Nv24Tensor<T, Space>& B, const CView& C, const Nv24Options& opts) {
+  nm_spmm(Space(), A, B, C, opts);
 }
 
 }  // namespace tessera

@@ -22,8 +22,10 @@
 // the next k tile is copied. Same layout, same split-K workspace. Where the last wave of a
 // large tile would leave most multiprocessors idle, the last rows of C may run as a second
 // launch of a smaller tile that starts on them (Nv24Launch::tail_rows).
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
@@ -88,6 +90,30 @@ struct Nv24TileShape {
 Nv24TileShape nv24_tile_shape(Nv24Tile tile);
 // "HopperLarge(256x192) /3 K", "HopperLarge(256x192) + 1024 rows HopperTall(256x128)".
 std::string to_string(const Nv24Launch& l);
+
+// The launches nv24_tune weighs for this shape on the current device: nv24_choose's first,
+// then every tile the device runs at 1, 2, 3, 4, 6 and 8 K splits (as far as K allows two
+// stages per split) and, on compute capability 9.0, the head + tail pairs whose tail starts in
+// the head's last rows of tiles (the range nv24_choose's estimate searches).
+std::vector<Nv24Launch> nv24_candidates(const Nv24Args& args);
+
+// Measures instead of estimating: times every nv24_candidates launch on these arguments
+// (one warm-up call each, then five samples, the candidates interleaved so that all run in the
+// same power state; a sample is enqueued behind a kernel that only waits, so that short calls
+// are not timed with the host's launch latency, and holds up to 8 calls back to back where one
+// takes under 0.1 ms) into a scratch C of its own: args.C is neither read nor written. Returns
+// nv24_choose's launch unless another one's median time is less than kNv24TuneMinGain of its
+// own. Synchronous; allocates an m x n scratch C (and the split-K workspaces) while it runs;
+// throws tessera::Error while `stream` is being captured into a graph. On an H100 it took
+// 95 ms per shape in the median over the LLM set, 0.7 s at most.
+inline constexpr double kNv24TuneMinGain = 0.98;
+Nv24Launch nv24_tune(const Nv24Args& args, cudaStream_t stream);
+// nv24_tune's launch for the shape of args (value type, m, n, k) on the current device, timed on
+// the first call for that shape in the process and kept for later ones (the launch does not
+// depend on the values, only on the shape); nv24_choose's while `stream` is being captured.
+Nv24Launch nv24_tuned(const Nv24Args& args, cudaStream_t stream);
+// Shapes nv24_tuned has timed in this process.
+std::size_t nv24_tuned_shapes();
 
 // Runs on `stream`. splits > 0 forces the K split count (clamped to the k tiles; no tail). Throws
 // tessera::ShapeError on bad arguments, tessera::CudaError on any CUDA failure. m, n or k may
