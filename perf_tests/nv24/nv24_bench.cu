@@ -168,7 +168,8 @@ int main(int argc, char** argv) {
       const auto tune_start = std::chrono::steady_clock::now();
       const kc::Nv24Launch launch = tuned ? kc::nv24_tune(args, stream) : kc::nv24_choose(args);
       if (tuned)
-        tune_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tune_start).count());
+        tune_ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tune_start).count());
       row.tile = kc::to_string(launch);
       auto ours = [&] { kc::nv24_spmm(args, stream, launch); };
       auto ours_auto = [&] { kc::nv24_spmm(args, stream); };
@@ -230,8 +231,8 @@ int main(int argc, char** argv) {
       for (std::int64_t M : m_list) {
         out.push_back(measure(M, w, dBp, dV, dMeta, sustained));
         const Row& r = out.back();
-        std::fprintf(stderr, "M=%lld N=%lld K=%lld nv24 %.4f cublas %.4f lt %.4f auto %.4f\n", (long long)M, (long long)N,
-                     (long long)K, r.nv24, r.cublas, r.lt, r.nv24_auto);
+        std::fprintf(stderr, "M=%lld N=%lld K=%lld nv24 %.4f cublas %.4f lt %.4f auto %.4f\n", (long long)M,
+                     (long long)N, (long long)K, r.nv24, r.cublas, r.lt, r.nv24_auto);
       }
     };
     if (mode == "--sweep" || mode == "--sweep-set") {

@@ -155,10 +155,11 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
   a.alpha = 1.0;
   a.beta = 0.0;
   const auto tune_start = std::chrono::steady_clock::now();
-  const kc::TcaKernel kernel = kernel_choice == "tc"         ? kc::TcaKernel::TensorCore
-                               : kernel_choice == "rowsplit" ? kc::TcaKernel::CudaCoreRowSplit
-                               : kernel_choice == "tuned"    ? kc::tca_tune(plan, a, /*allow_tf32=*/true, nullptr, tune_cache)
-                                                             : kc::tca_choose(plan, a, /*allow_tf32=*/true);
+  const kc::TcaKernel kernel =
+      kernel_choice == "tc"         ? kc::TcaKernel::TensorCore
+      : kernel_choice == "rowsplit" ? kc::TcaKernel::CudaCoreRowSplit
+      : kernel_choice == "tuned"    ? kc::tca_tune(plan, a, /*allow_tf32=*/true, nullptr, tune_cache)
+                                    : kc::tca_choose(plan, a, /*allow_tf32=*/true);
   if (kernel_choice == "tuned")
     tune_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tune_start).count());
   res.kernel = kc::to_string(kernel);

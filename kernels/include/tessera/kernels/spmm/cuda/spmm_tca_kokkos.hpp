@@ -58,9 +58,10 @@ class TcaPlanCache {
     return e.plan;
   }
   // tca_tune's pick for the matrix of pos and crd (an entry get() made), the shape of args
-  // (value type, N, whether B is read in place, C's layout, TF32 allowed) and the L2 state
-  // timed: timed on the first call for that shape and state and kept with the entry. tca_choose's pick while `stream` is being
-  // captured into a graph (tuning synchronizes) or where get() kept no entry.
+  // (value type, N, whether B is read in place, C's layout, TF32 allowed) and the L2 state:
+  // timed on the first call for that shape and state and kept with the entry. tca_choose's
+  // pick while `stream` is being captured into a graph (tuning synchronizes) or where get()
+  // kept no entry.
   template <class PosView, class CrdView>
   static TcaKernel tuned(const PosView& pos, const CrdView& crd, const TcaPlan& plan, const TcaArgs& args,
                          bool allow_tf32, TcaTuneCache cache, cudaStream_t stream) {
