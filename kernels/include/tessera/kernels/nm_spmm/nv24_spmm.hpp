@@ -34,8 +34,8 @@ struct Nv24Options {
   // Kokkos::Cuda: run the launch (block tile, K splits, tail) that kernels::cuda::nv24_tune
   // measured to be the fastest for this shape (value type, m, n, k) instead of the time model's
   // estimate: timed on the first call per shape in the process (a scratch output, so C is
-  // untouched; that call synchronizes: 95 ms per shape in the median over the LLM layer set on
-  // an H100, 0.7 s at most) and kept for every later one. For layers multiplied many times with
+  // untouched; that call synchronizes: 115-119 ms per shape in the median over the LLM layer set
+  // on an H100, 0.67 s at most) and kept for every later one. For layers multiplied many times with
   // one batch size (inference). Ignored on other spaces and while the stream is being captured
   // into a graph.
   bool tune = false;
