@@ -90,12 +90,16 @@ struct EventPair {
   EventPair& operator=(const EventPair&) = delete;
 };
 
-// Throws tessera::Error when `stream` is being captured into a graph: `who` times calls
-// and synchronizes, which a capture does not allow.
-inline void require_not_capturing(cudaStream_t stream, const char* who) {
+// Whether `stream` is being captured into a graph, where nothing may synchronize.
+inline bool stream_is_capturing(cudaStream_t stream) {
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   TESSERA_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
-  if (capture != cudaStreamCaptureStatusNone)
+  return capture != cudaStreamCaptureStatusNone;
+}
+
+// Throws tessera::Error when `stream` is being captured: `who` times calls and synchronizes.
+inline void require_not_capturing(cudaStream_t stream, const char* who) {
+  if (stream_is_capturing(stream))
     throw Error(std::string(who) + ": the stream is being captured; time it outside the capture");
 }
 

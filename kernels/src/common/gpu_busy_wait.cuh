@@ -3,7 +3,7 @@
 // before a timed call, it lets the host enqueue the call (and its events) while the GPU is
 // still busy, so a call of a few microseconds is timed at the GPU's working clock and without
 // the host's launch latency, and the L2 keeps what the previous call left there. Not
-// installed; used by tca_tune and the SpMM benchmark.
+// installed; used by tca_tune, nv24_tune and the SpMM benchmark.
 #include <cuda_runtime.h>
 
 #include <cstdint>

@@ -492,15 +492,15 @@ TileModel tile_model(Nv24Tile t, const Nv24Args& args) {
                                  : SmallTile::model(kSmallRate);
 }
 
-// The best tail (Nv24Launch::tail_rows) behind whole row tiles of the wgmma.sp tile `head`
-// and its estimated time; tail_rows 0 when none beats `time`, the head tile alone. The tail
-// starts at one of the last head row tiles: it is there to fill the head's last wave, and a
-// tail of more than about a wave of head blocks only runs more of C on a slower tile.
 // The first head row tile a tail may start at (tails start there up to the last one).
 std::int64_t first_tail_start(std::int64_t row_tiles, std::int64_t head_cols, const DeviceInfo& d) {
   return std::max<std::int64_t>(1, row_tiles - d.sms / head_cols - 2);
 }
 
+// The best tail (Nv24Launch::tail_rows) behind whole row tiles of the wgmma.sp tile `head`
+// and its estimated time; tail_rows 0 when none beats `time`, the head tile alone. The tail
+// starts at one of the last head row tiles: it is there to fill the head's last wave, and a
+// tail of more than about a wave of head blocks only runs more of C on a slower tile.
 std::pair<Nv24Launch, double> best_tail(const Nv24Args& a, const DeviceInfo& d, Nv24Tile head, double time) {
   std::pair<Nv24Launch, double> best{{head, 1}, time};
   const TileModel h = hopper_model(head, a);

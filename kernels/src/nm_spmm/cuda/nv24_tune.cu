@@ -26,8 +26,8 @@ Nv24Launch nv24_tune(const Nv24Args& args, cudaStream_t stream) {
   for (const Nv24Launch& l : candidates) nv24_spmm(t, stream, l);  // warm-up: first launches, pool growth
   EventPair ev;
   // One sample: `calls` calls back to back behind the busy wait, as a layer's calls run. Short
-  // products get several per sample (about kSampleMs in all): timed one at a time, a launch that
-  // ran 1.07x faster alone ran 1.07x slower back to back (H100, 2048^3).
+  // products get several per sample (about kSampleMs in all): with one call per sample, the
+  // launch that won the screen at 2048^3 ran 0.93x as fast back to back (H100).
   const auto sample_ms = [&](const Nv24Launch& l, int calls) {
     TESSERA_CUDA_CHECK(enqueue_gpu_busy_wait(stream));
     TESSERA_CUDA_CHECK(cudaEventRecord(ev.start, stream));
@@ -58,8 +58,8 @@ Nv24Launch nv24_tune(const Nv24Args& args, cudaStream_t stream) {
   // Leave the estimate's launch only for a clear gain: a percent or two is within the spread.
   if (fastest == 0 || !(median[fastest] < kNv24TuneMinGain * median[0])) return candidates[0];
   // Confirmed against it in samples of kConfirmSampleMs back to back, closer to the load of a
-  // layer run again and again: screened with short samples alone, launches that won by 2% ran
-  // 9% slower under that load (H100, 4096 x 8192 x 22016 and 4096 x 11008 x 4096).
+  // layer run again and again: screened with short samples alone, two launches that won the
+  // screen ran 0.91x as fast under that load (H100, 4096 x 8192 x 22016 and 4096 x 11008 x 4096).
   constexpr float kConfirmSampleMs = 5.0f;
   constexpr int kMaxConfirmCalls = 64;
   const int long_calls =
@@ -87,9 +87,7 @@ Nv24Launch nv24_tuned(const Nv24Args& args, cudaStream_t stream) {
     const auto found = tuned_launches.find(key);
     if (found != tuned_launches.end()) return found->second;
   }
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  TESSERA_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
-  if (capture != cudaStreamCaptureStatusNone) return nv24_choose(args);
+  if (stream_is_capturing(stream)) return nv24_choose(args);
   const Nv24Launch picked = nv24_tune(args, stream);  // unlocked: it synchronizes
   std::lock_guard<std::mutex> lock(tuned_mutex);
   tuned_launches.emplace(key, picked);

@@ -104,9 +104,9 @@ std::vector<Nv24Launch> nv24_candidates(const Nv24Args& args);
 // takes under 0.1 ms) into a scratch C of its own: args.C is neither read nor written. Returns
 // nv24_choose's launch unless another one's median time is less than kNv24TuneMinGain of its
 // own, both in that screen and in five more samples of each of the two, alternating, of about
-// 5 ms of back-to-back calls each. Synchronous; allocates an m x n scratch C (and the split-K workspaces) while it runs;
-// throws tessera::Error while `stream` is being captured into a graph. On an H100 it took
-// 115-119 ms per shape in the median over the LLM set, 0.67 s at most.
+// 5 ms of back-to-back calls each. Synchronous; allocates an m x n scratch C (and the split-K
+// workspaces) while it runs; throws tessera::Error while `stream` is being captured into a
+// graph. On an H100 it took 115-119 ms per shape in the median over the LLM set, 0.67 s at most.
 inline constexpr double kNv24TuneMinGain = 0.98;
 Nv24Launch nv24_tune(const Nv24Args& args, cudaStream_t stream);
 // nv24_tune's launch for the shape of args (value type, m, n, k) on the current device, timed on
