@@ -8,8 +8,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/perf_tests/common/wait_all.sh"
 mkdir -p "$out"
 inc="-I$root/core/include -I$root/formats/include -I$root/kernels/include"
-flags="-O3 -std=c++17 -arch=$arch -Xcompiler -fopenmp,-O3"
-sm90a="-O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -Xptxas -v"
+flags="-O3 -std=c++17 -lineinfo -arch=$arch -Xcompiler -fopenmp,-O3"
+sm90a="-O3 -std=c++17 -lineinfo -gencode arch=compute_90a,code=sm_90a -Xptxas -v"
 nvcc $flags $inc -c "$root/kernels/src/nm_spmm/cuda/nv24_spmm.cu" -o "$out/nv24_spmm.o" &
 nvcc $flags $inc -c "$root/kernels/src/nm_spmm/cuda/nv24_tune.cu" -o "$out/nv24_tune.o" &
 nvcc $sm90a $inc -c "$root/kernels/src/nm_spmm/cuda/nv24_spmm_wgmma.cu" -o "$out/nv24_spmm_wgmma.o" \

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: the wgmma.sp layout probe (when built), correctness sweep,
-# compute-sanitizer memcheck on a subset, benchmark. Binaries from build.sh (built here or carried), logs under $OUT (or ./nv24_out).
-# Usage: run_device.sh [bin_dir=.nv24_dev] [matrix_dir=<bin_dir>/data/matrices] [parts=check,memcheck,bench]
+# compute-sanitizer memcheck on a subset, benchmark; on request (part "sanitizers") racecheck,
+# synccheck and initcheck on the subset. Binaries from build.sh (built here or carried), logs under $OUT (or ./nv24_out).
+# Usage: [SANITIZER_SECONDS=480] run_device.sh [bin_dir=.nv24_dev] [matrix_dir=<bin_dir>/data/matrices] [parts=check,memcheck,bench]
 #   (parts may also hold quickbench: the two cubes only). matrix_dir holds west0497.mtx.gz and
 #   cryg2500.mtx.gz (copied from the project's data; the GPU machine has no ../shared).
 set -uo pipefail
@@ -11,16 +12,20 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noh
 lt=$(find / -name 'libcusparseLt.so.0' -not -path '/proc/*' 2>/dev/null | head -1)
 [ -n "$lt" ] && export CUSPARSELT_LIB=$lt
 [ -x "$bin/nv24_wgmma_probe" ] && { "$bin/nv24_wgmma_probe" > "$out/probe.log" 2>&1; echo "probe rc=$?"; tail -1 "$out/probe.log"; }
-if [[ $parts == *check* ]]; then
+if [[ ,$parts, == *,check,* ]]; then
   timeout 240 "$bin/nv24_check" "$data" > "$out/check.log" 2>&1; echo "check rc=$?"
   grep -E "FAIL|ERROR|TOTAL" "$out/check.log" | tail -15
 fi
-if [[ $parts == *memcheck* ]]; then
+if [[ ,$parts, == *,memcheck,* ]]; then
   timeout 200 compute-sanitizer --tool memcheck --error-exitcode 3 "$bin/nv24_check" "$data" --quick \
     > "$out/memcheck.log" 2>&1; echo "memcheck rc=$?"; tail -3 "$out/memcheck.log"
 fi
-if [[ $parts == *bench* ]]; then
-  quick=""; [[ $parts == *quickbench* ]] && quick=--quick
+if [[ ,$parts, == *,sanitizers,* ]]; then
+  source perf_tests/common/sanitizers.sh
+  run_sanitizers "$out" "${SANITIZER_SECONDS:-480}" "$bin/nv24_check" "$data" --quick
+fi
+if [[ ,$parts, == *,bench,* || ,$parts, == *,quickbench,* ]]; then
+  quick=""; [[ ,$parts, == *,quickbench,* ]] && quick=--quick
   timeout 400 "$bin/nv24_bench" $quick > "$out/bench.md" 2> "$out/bench.err"; echo "bench rc=$?"
   grep -E "SUMMARY|ERROR|GPU" "$out/bench.md"; tail -2 "$out/bench.err"
 fi

@@ -7,7 +7,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/perf_tests/common/wait_all.sh"
 mkdir -p "$out"
 inc="-I$root/core/include -I$root/kernels/include"
-flags="-O3 -std=c++17 -arch=$arch -Xcompiler -fopenmp,-O3"
+flags="-O3 -std=c++17 -lineinfo -arch=$arch -Xcompiler -fopenmp,-O3"
 nvcc $flags $inc -c "$root/kernels/src/spmm/cuda/spmm_tca.cu" -o "$out/spmm_tca.o" &
 g++ -O2 -std=c++17 $inc -c "$root/core/src/io/matrix_market.cpp" -o "$out/matrix_market.o" &
 g++ -O2 -std=c++17 $inc -c "$root/core/src/io/text_file.cpp" -o "$out/text_file.o" &

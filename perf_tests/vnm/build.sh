@@ -8,9 +8,9 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/perf_tests/common/wait_all.sh"
 mkdir -p "$out"
 inc="-I$root/core/include -I$root/formats/include -I$root/kernels/include"
-flags="-O3 -std=c++17 -arch=$arch"
+flags="-O3 -std=c++17 -lineinfo -arch=$arch"
 nvcc $flags $inc -c "$root/kernels/src/nm_spmm/cuda/vnm_spmm.cu" -o "$out/vnm_spmm.o" &
-nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a $inc -c "$root/kernels/src/nm_spmm/cuda/vnm_spmm_sm90a.cu" \
+nvcc -O3 -std=c++17 -lineinfo -gencode arch=compute_90a,code=sm_90a $inc -c "$root/kernels/src/nm_spmm/cuda/vnm_spmm_sm90a.cu" \
   -o "$out/vnm_spmm_sm90a.o" &
 wait_all
 objs="$out/vnm_spmm.o $out/vnm_spmm_sm90a.o"
