@@ -5,7 +5,7 @@
 # a sweep repeats one hazard thousands of times.
 # Usage: run_sanitizers <out_dir> <seconds per tool> <program> [args...]
 run_sanitizers() {
-  local out=$1 limit=$2 tool pid rc
+  local out=$1 limit=$2 tool rc
   shift 2
   local -A pids=()
   for tool in racecheck synccheck initcheck; do
