@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "tessera/tessera.hpp"
+#include "example_support.hpp"
 
 namespace {
 
@@ -38,24 +40,18 @@ struct Args {
 
 Args parse_args(int argc, char** argv) {
   Args args;
-  const char* data = std::getenv("TESSERA_DATA_DIR");
-  args.path = std::string(data ? data : "../shared/data") + "/tensors/lastfm_user_artist_tag.tns.gz";
-  for (int a = 1; a < argc; ++a) {
-    const std::string s = argv[a];
-    auto value = [&]() -> std::string {
-      if (a + 1 >= argc) throw tessera::Error(s + " needs a value");
-      return argv[++a];
-    };
-    if (s == "--rank") args.rank = std::stoi(value());
-    else if (s == "--iters") args.iters = std::stoi(value());
-    else if (s == "--tol") args.tol = std::stod(value());
-    else if (s == "--seed") args.seed = static_cast<unsigned>(std::stoul(value()));
-    else if (s == "--help" || s == "-h") {
-      std::printf("usage: cp_als [tensor.tns[.gz]] [--rank R=16] [--iters N=50] [--tol T=1e-5] [--seed S=7]\n"
-                  "Default tensor: $TESSERA_DATA_DIR/tensors/lastfm_user_artist_tag.tns.gz\n");
-      std::exit(0);
-    } else if (!s.empty() && s[0] == '-') throw tessera::Error("unknown option " + s);
-    else args.path = s;
+  args.path = tessera_example::data_file("tensors/lastfm_user_artist_tag.tns.gz");
+  for (tessera_example::CommandLine cl(
+           argc, argv,
+           "usage: cp_als [tensor.tns[.gz]] [--rank R=16] [--iters N=50] [--tol T=1e-5] [--seed S=7]\n"
+           "Default tensor: $TESSERA_DATA_DIR/tensors/lastfm_user_artist_tag.tns.gz\n");
+       cl.next();) {
+    if (cl.is("--rank")) args.rank = cl.int_value();
+    else if (cl.is("--iters")) args.iters = cl.int_value();
+    else if (cl.is("--tol")) args.tol = cl.double_value();
+    else if (cl.is("--seed")) args.seed = static_cast<unsigned>(cl.integer(0, std::numeric_limits<unsigned>::max()));
+    else if (cl.is_option()) cl.reject();
+    else args.path = cl.arg();
   }
   if (args.rank < 1 || args.iters < 1 || !(args.tol >= 0)) throw tessera::Error("--rank and --iters must be positive, --tol >= 0");
   return args;
@@ -216,12 +212,4 @@ int run(const Args& args) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  try {
-    return run(parse_args(argc, argv));
-  } catch (const tessera::Error& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return tessera_example::run_example(argc, argv, parse_args, run); }

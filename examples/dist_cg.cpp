@@ -7,14 +7,13 @@
 //   - a real SPD matrix read in parallel from a Matrix Market file
 //     (default $TESSERA_DATA_DIR/matrices/fv2.mtx.gz: an FEM matrix from the Norris set).
 // Prints the residual history and the time per iteration; exits 1 when a solve does
-// not converge or its error is too large.
-// Usage: mpiexec -n P dist_cg [--poisson N=48] [--tol 1e-8] [--max-iters 5000] [--every 25] [matrix.mtx[.gz]]
+// not converge or its error is too large, 2 on bad input.
+// Usage: mpiexec -n P dist_cg [--poisson N=48] [--tol T=1e-8] [--max-iters I=5000] [--every E=25] [matrix.mtx[.gz]]
 #include <mpi.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -24,6 +23,7 @@
 
 #include "tessera/dist.hpp"
 #include "tessera/tessera.hpp"
+#include "example_support.hpp"
 
 namespace {
 
@@ -39,22 +39,25 @@ struct Args {
   int every = 25;  // residual printed every `every` iterations
 };
 
-Args parse_args(int argc, char** argv) {
+// Every rank parses the same argv (so a bad option fails on all of them); only the root
+// prints the usage.
+Args parse_args(int argc, char** argv, bool root) {
   Args args;
-  const char* data = std::getenv("TESSERA_DATA_DIR");
-  args.path = std::string(data ? data : "../shared/data") + "/matrices/fv2.mtx.gz";
-  for (int a = 1; a < argc; ++a) {
-    const std::string s = argv[a];
-    auto value = [&]() -> std::string {
-      if (a + 1 >= argc) throw tessera::Error(s + " needs a value");
-      return argv[++a];
-    };
-    if (s == "--poisson") args.grid = std::stoll(value());
-    else if (s == "--tol") args.tol = std::stod(value());
-    else if (s == "--max-iters") args.max_iters = std::stoi(value());
-    else if (s == "--every") args.every = std::stoi(value());
-    else if (!s.empty() && s[0] == '-') throw tessera::Error("unknown option " + s);
-    else args.path = s;
+  args.path = tessera_example::data_file("matrices/fv2.mtx.gz");
+  for (tessera_example::CommandLine cl(
+           argc, argv,
+           root ? "usage: mpiexec -n P dist_cg [--poisson N=48] [--tol T=1e-8] [--max-iters I=5000] [--every E=25]"
+                  " [matrix.mtx[.gz]]\n"
+                  "Solves the 3-D Poisson problem on an N^3 grid, then the SPD matrix "
+                  "(default $TESSERA_DATA_DIR/matrices/fv2.mtx.gz).\n"
+                : "");
+       cl.next();) {
+    if (cl.is("--poisson")) args.grid = cl.int64_value();
+    else if (cl.is("--tol")) args.tol = cl.double_value();
+    else if (cl.is("--max-iters")) args.max_iters = cl.int_value();
+    else if (cl.is("--every")) args.every = cl.int_value();
+    else if (cl.is_option()) cl.reject();
+    else args.path = cl.arg();
   }
   if (args.grid < 1 || args.max_iters < 1 || args.every < 1) throw tessera::Error("sizes must be positive");
   return args;
@@ -129,15 +132,17 @@ int main(int argc, char** argv) {
     Kokkos::ScopeGuard kokkos(argc, argv);
     const bool root = tessera::dist::comm_rank(MPI_COMM_WORLD) == 0;
     try {
-      const Args args = parse_args(argc, argv);
+      const Args args = parse_args(argc, argv, root);
       bool ok = solve("3-D Poisson " + std::to_string(args.grid) + "^3",
                       tessera::dist::poisson_3d<Matrix>(MPI_COMM_WORLD, args.grid), args);
       ok = solve(args.path, Matrix::read_matrix_market(MPI_COMM_WORLD, args.path), args) && ok;
       status = ok ? 0 : 1;
+    } catch (const tessera_example::HelpShown&) {
+      status = 0;
     } catch (const tessera::Error& e) {
       // Library errors reach every rank (collective agreement): report once, exit cleanly.
-      if (root) std::fprintf(stderr, "dist_cg: %s\n", e.what());
-      status = 1;
+      if (root) std::fprintf(stderr, "error: %s\n", e.what());
+      status = 2;
     }
   }
   MPI_Finalize();

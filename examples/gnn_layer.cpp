@@ -22,6 +22,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "tessera/tessera.hpp"
+#include "example_support.hpp"
 
 namespace {
 
@@ -37,23 +38,16 @@ struct Args {
 
 Args parse_args(int argc, char** argv) {
   Args args;
-  const char* data = std::getenv("TESSERA_DATA_DIR");
-  args.path = std::string(data ? data : "../shared/data") + "/matrices/cora.mtx.gz";
-  for (int a = 1; a < argc; ++a) {
-    const std::string s = argv[a];
-    auto value = [&]() -> int {
-      if (a + 1 >= argc) throw tessera::Error(s + " needs a value");
-      return std::stoi(argv[++a]);
-    };
-    if (s == "--n") args.n = value();
-    else if (s == "--out") args.out = value();
-    else if (s == "--reps") args.reps = value();
-    else if (s == "--help" || s == "-h") {
-      std::printf("usage: gnn_layer [graph.mtx[.gz]] [--n F_in=64] [--out F_out=32] [--reps R=20]\n"
-                  "Default graph: $TESSERA_DATA_DIR/matrices/cora.mtx.gz\n");
-      std::exit(0);
-    } else if (!s.empty() && s[0] == '-') throw tessera::Error("unknown option " + s);
-    else args.path = s;
+  args.path = tessera_example::data_file("matrices/cora.mtx.gz");
+  for (tessera_example::CommandLine cl(argc, argv,
+                                       "usage: gnn_layer [graph.mtx[.gz]] [--n F_in=64] [--out F_out=32] [--reps R=20]\n"
+                                       "Default graph: $TESSERA_DATA_DIR/matrices/cora.mtx.gz\n");
+       cl.next();) {
+    if (cl.is("--n")) args.n = cl.int_value();
+    else if (cl.is("--out")) args.out = cl.int_value();
+    else if (cl.is("--reps")) args.reps = cl.int_value();
+    else if (cl.is_option()) cl.reject();
+    else args.path = cl.arg();
   }
   if (args.n < 1 || args.out < 1 || args.reps < 1) throw tessera::Error("--n, --out and --reps must be positive");
   return args;
@@ -200,12 +194,4 @@ int run(const Args& args) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  try {
-    return run(parse_args(argc, argv));
-  } catch (const tessera::Error& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return tessera_example::run_example(argc, argv, parse_args, run); }

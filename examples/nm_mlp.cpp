@@ -31,6 +31,7 @@
 #include "tessera/formats/vnm.hpp"
 #include "tessera/kernels/nm_spmm/nv24_spmm.hpp"
 #include "tessera/kernels/nm_spmm/vnm_spmm.hpp"
+#include "example_support.hpp"
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cublas_v2.h>
 #endif
@@ -51,32 +52,24 @@ struct Args {
 
 Args parse_args(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string s = argv[i];
-    auto value = [&]() -> int {
-      if (i + 1 >= argc) throw tessera::Error(s + " needs a value");
-      return std::stoi(argv[++i]);
-    };
-    auto text = [&]() -> std::string {
-      if (i + 1 >= argc) throw tessera::Error(s + " needs a value");
-      return argv[++i];
-    };
-    if (s == "--batch") a.batch = value();
-    else if (s == "--d") a.d = value();
-    else if (s == "--hidden") a.hidden = value();
-    else if (s == "--reps") a.reps = value();
-    else if (s == "--format") a.format = text();
-    else if (s == "--activations") a.activations = text();
-    else if (s == "--pattern") {
-      const std::string v = text();
-      if (std::sscanf(v.c_str(), "%d:%d:%d", &a.pattern.n, &a.pattern.m, &a.pattern.l) != 3)
+  for (tessera_example::CommandLine cl(
+           argc, argv,
+           "usage: nm_mlp [--batch B=2048] [--d D=4096] [--hidden H=11008] [--reps R=20] [--format nv24|vnm]\n"
+           "              [--pattern N:M:L=8:32:32] [--activations row|column]\n");
+       cl.next();) {
+    if (cl.is("--batch")) a.batch = cl.int_value();
+    else if (cl.is("--d")) a.d = cl.int_value();
+    else if (cl.is("--hidden")) a.hidden = cl.int_value();
+    else if (cl.is("--reps")) a.reps = cl.int_value();
+    else if (cl.is("--format")) a.format = cl.text();
+    else if (cl.is("--activations")) a.activations = cl.text();
+    else if (cl.is("--pattern")) {
+      const std::string v = cl.text();
+      char tail = 0;
+      if (std::sscanf(v.c_str(), "%d:%d:%d%c", &a.pattern.n, &a.pattern.m, &a.pattern.l, &tail) != 3)
         throw tessera::Error("--pattern wants N:M:L (e.g. 8:32:32), got '" + v + "'");
       tessera::check_vnm_pattern(a.pattern);
-    } else if (s == "--help" || s == "-h") {
-      std::printf("usage: nm_mlp [--batch B=2048] [--d D=4096] [--hidden H=11008] [--reps R=20] [--format nv24|vnm]\n"
-                  "              [--pattern N:M:L=8:32:32] [--activations row|column]\n");
-      std::exit(0);
-    } else throw tessera::Error("unknown option " + s);
+    } else cl.reject();
   }
   if (a.batch < 1 || a.d < 1 || a.hidden < 1 || a.reps < 1) throw tessera::Error("all sizes must be positive");
   if (a.format != "nv24" && a.format != "vnm") throw tessera::Error("--format must be nv24 or vnm, got " + a.format);
@@ -276,12 +269,4 @@ int run(const Args& a) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  try {
-    return run(parse_args(argc, argv));
-  } catch (const tessera::Error& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return tessera_example::run_example(argc, argv, parse_args, run); }

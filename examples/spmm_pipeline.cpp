@@ -3,7 +3,7 @@
 //   2. build a CSR tensor in the default execution space and convert it (CSC, DCSR);
 //   3. run SpMM C = A * B with a dense B of N columns;
 //   4. check a sample of rows against a double-precision reference, print a summary.
-// Usage: spmm_pipeline [matrix.mtx[.gz]] [--n N] [--reps R]
+// Usage: spmm_pipeline [matrix.mtx[.gz]] [--n N=64] [--reps R=10] [--grid G=512]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,6 +15,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "tessera/tessera.hpp"
+#include "example_support.hpp"
 
 namespace {
 
@@ -27,21 +28,15 @@ struct Args {
 
 Args parse_args(int argc, char** argv) {
   Args args;
-  for (int a = 1; a < argc; ++a) {
-    const std::string s = argv[a];
-    auto value = [&]() -> int {
-      if (a + 1 >= argc) throw tessera::Error(s + " needs a value");
-      return std::stoi(argv[++a]);
-    };
-    if (s == "--n") args.n = value();
-    else if (s == "--reps") args.reps = value();
-    else if (s == "--grid") args.grid = value();
-    else if (s == "--help" || s == "-h") {
-      std::printf("usage: spmm_pipeline [matrix.mtx[.gz]] [--n N=64] [--reps R=10] [--grid G=512]\n"
-                  "Without a file, A is the 5-point Laplacian of a G x G grid.\n");
-      std::exit(0);
-    } else if (!s.empty() && s[0] == '-') throw tessera::Error("unknown option " + s);
-    else args.path = s;
+  for (tessera_example::CommandLine cl(argc, argv,
+                                       "usage: spmm_pipeline [matrix.mtx[.gz]] [--n N=64] [--reps R=10] [--grid G=512]\n"
+                                       "Without a file, A is the 5-point Laplacian of a G x G grid.\n");
+       cl.next();) {
+    if (cl.is("--n")) args.n = cl.int_value();
+    else if (cl.is("--reps")) args.reps = cl.int_value();
+    else if (cl.is("--grid")) args.grid = cl.int_value();
+    else if (cl.is_option()) cl.reject();
+    else args.path = cl.arg();
   }
   if (args.n < 1 || args.reps < 1 || args.grid < 1) throw tessera::Error("--n, --reps and --grid must be positive");
   return args;
@@ -136,12 +131,4 @@ int run(const Args& args) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  try {
-    return run(parse_args(argc, argv));
-  } catch (const tessera::Error& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return tessera_example::run_example(argc, argv, parse_args, run); }
