@@ -44,19 +44,10 @@ struct Compressed {
 };
 
 // Like Compressed, but a coordinate may repeat within a segment (one position per
-// stored entry): the top level of COO.
-struct CompressedNonUnique {
+// stored entry): the top level of COO. Code dispatches on `kind`, never on the type.
+struct CompressedNonUnique : Compressed {
   static constexpr LevelKind kind = LevelKind::CompressedNonUnique;
-  static constexpr bool full = false;
-  static constexpr bool ordered = true;
   static constexpr bool unique = false;
-  static constexpr bool has_pos = true;
-  static constexpr bool has_crd = true;
-  template <class PosView>
-  KOKKOS_INLINE_FUNCTION static Kokkos::pair<typename PosView::value_type, typename PosView::value_type>
-  pos_bounds(const PosView& pos, typename PosView::value_type parent) {
-    return {pos(parent), pos(parent + 1)};
-  }
 };
 
 // Exactly one child per parent, at the same position: p_k = p_{k-1}, coordinate crd(p_k).
