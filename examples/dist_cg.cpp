@@ -59,7 +59,9 @@ Args parse_args(int argc, char** argv, bool root) {
     else if (cl.is_option()) cl.reject();
     else args.path = cl.arg();
   }
-  if (args.grid < 1 || args.max_iters < 1 || args.every < 1) throw tessera::Error("sizes must be positive");
+  if (args.grid < 1 || args.max_iters < 1 || args.every < 1)
+    throw tessera::Error("--poisson, --max-iters and --every must be positive");
+  if (!(args.tol > 0)) throw tessera::Error("--tol must be positive");
   return args;
 }
 
