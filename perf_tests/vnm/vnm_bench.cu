@@ -6,9 +6,10 @@
 // Shapes: 4096^3, then the LLM linear-layer set (m in {256..4096} x 20 (n, k) pairs).
 // Sparsities: 16:32, 12:32, 8:32, 4:32 (50, 62.5, 75, 87.5 %).
 // Usage: vnm_bench [--reps R] [--only-4096] [--shape MxNxK]... [--l L] [--layout auto|plain|packed]
-//                  [--copier auto|producer|warp0] [--sweep] [--col-major]
+//                  [--copier auto|producer|warp0] [--a-staging auto|panels|row-boxes] [--sweep] [--col-major]
 //   --shape replaces the shape list (repeatable; k a multiple of 32, n of L); --copier forces who
-//   issues the copies (VnmCopier: the producer warpgroup needs a compute capability 9.0 device).
+//   issues the copies (VnmCopier: the producer warpgroup needs a compute capability 9.0 device);
+//   --a-staging where row-major A comes from (VnmAStaging; row boxes only where they apply).
 //   --sweep also times every (row tile, split-K) launch per case and prints them as "sweep" lines
 //   after the table (the data the launch model's constants are read from).
 #include <cublas_v2.h>
@@ -92,7 +93,7 @@ struct Row {
 int main(int argc, char** argv) {
   bool only_4096 = false;
   int L = 32;
-  std::string layout = "auto", copier = "auto";
+  std::string layout = "auto", copier = "auto", a_staging = "auto";
   bool col_major = false;
   std::vector<std::array<std::int64_t, 3>> only_shapes;
   bool sweep = false;
@@ -102,6 +103,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--l") && i + 1 < argc) L = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--layout") && i + 1 < argc) layout = argv[++i];
     else if (!std::strcmp(argv[i], "--copier") && i + 1 < argc) copier = argv[++i];
+    else if (!std::strcmp(argv[i], "--a-staging") && i + 1 < argc) a_staging = argv[++i];
     else if (!std::strcmp(argv[i], "--sweep")) sweep = true;
     else if (!std::strcmp(argv[i], "--col-major")) col_major = true;
     else if (!std::strcmp(argv[i], "--shape") && i + 1 < argc) {
@@ -125,6 +127,10 @@ int main(int argc, char** argv) {
                    (long long)s[0], (long long)s[1], (long long)s[2], L);
       return 2;
     }
+  if (a_staging != "auto" && a_staging != "panels" && a_staging != "row-boxes") {
+    std::fprintf(stderr, "vnm_bench: --a-staging must be auto, panels or row-boxes\n");
+    return 2;
+  }
   if (copier != "auto" && copier != "producer" && copier != "warp0") {
     std::fprintf(stderr, "vnm_bench: --copier must be auto, producer or warp0\n");
     return 2;
@@ -196,6 +202,9 @@ int main(int argc, char** argv) {
         auto launch = kc::vnm_choose_launch(args);
         if (copier != "auto")
           launch.copier = copier == "producer" ? kc::VnmCopier::ProducerWarpgroup : kc::VnmCopier::ComputingWarp;
+        if (a_staging != "auto")  // the launch column names what runs: row boxes only where they apply
+          launch.a_staging = a_staging == "row-boxes" && kc::vnm_row_boxes_apply(args) ? kc::VnmAStaging::RowBoxes
+                                                                                       : kc::VnmAStaging::Panels;
         auto ours = [&] { kc::vnm_spmm(args, nullptr, &launch); };
         HARNESS_CHECK(cudaMemset(C.ptr, 0xff, C.count * sizeof(float)));
         const std::vector<double> times = time_ms({cublas, ours});

@@ -129,7 +129,8 @@ int main(int argc, char** argv) {
         }
     // Every launch variant on shapes that cross tile edges, with either copier (the producer
     // warpgroup only where the device runs the sm_90a build) and with the copier left to the
-    // device (Auto).
+    // device (Auto), A staged from panels and from row boxes (m = 300 with M = 32 and N % 4 == 0
+    // takes them; the other cases fall back to panels).
     int major = 0, minor = 0, dev = 0;
     HARNESS_CHECK(cudaGetDevice(&dev));
     HARNESS_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
@@ -139,7 +140,8 @@ int main(int argc, char** argv) {
       if (copier == kc::VnmCopier::ProducerWarpgroup && !(major == 9 && minor == 0)) continue;
       for (const auto& [rows, split] : {std::pair{kc::VnmRowTile::Rows128, 1}, {kc::VnmRowTile::Rows64, 1},
                                         {kc::VnmRowTile::Rows128, 3}, {kc::VnmRowTile::Rows64, 5}})
-        launches.push_back({rows, split, copier});
+        for (const auto staging : {kc::VnmAStaging::Panels, kc::VnmAStaging::RowBoxes})
+          launches.push_back({rows, split, copier, staging});
     }
     for (const auto& l : launches)
       for (tessera::VnmPattern p : {tessera::VnmPattern{16, 32, 32}, {4, 32, 32}, {2, 4, 4}, {3, 8, 64}, {5, 7, 8}})
@@ -163,6 +165,13 @@ int main(int argc, char** argv) {
       run_case(300, 64, 300, {2, 8, 32}, packed, nullptr, rng, {false, false, 3, 1});
       run_case(140, 37 * 8 + 3, 260, {3, 8, 8}, packed, nullptr, rng, {false, false, 5, 7});
       run_case(130, 2050, 260, {4, 32, 32}, packed, &split, rng, {false, false, 6, 2});
+      // Row boxes of A with rows further apart than k (16-byte aligned, lda = k + 4; not, lda =
+      // k + 1, which falls back to panels), k not a multiple of 32, and split-K.
+      const kc::VnmLaunch row_boxes{kc::VnmRowTile::Rows128, 1, kc::VnmCopier::Auto, kc::VnmAStaging::RowBoxes};
+      const kc::VnmLaunch row_boxes_split{kc::VnmRowTile::Rows64, 4, kc::VnmCopier::Auto, kc::VnmAStaging::RowBoxes};
+      run_case(300, 37 * 32 + 3, 390, {8, 32, 32}, packed, &row_boxes, rng, {false, false, 4, 0});
+      run_case(300, 37 * 32 + 3, 390, {8, 32, 32}, packed, &row_boxes, rng, {false, false, 1, 0});
+      run_case(260, 2050, 300, {12, 32, 16}, packed, &row_boxes_split, rng, {false, false, 8, 3});
       // Column-major A (plain plans read it directly when its columns are 16-byte aligned, else
       // through the pass) and column-major C, alone and together, odd extents, padded, split-K.
       for (const Storage st : {Storage{true, false, 0, 0}, Storage{false, true, 0, 0}, Storage{true, true, 0, 0},

@@ -29,22 +29,37 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
 // Row-major (rows x cols) matrix with row stride `row_bytes`, copied in boxes of
 // (box_cols x box_rows) elements; out-of-range elements read as zero. `who` names the caller
 // in errors.
-inline CUtensorMap tensor_map(CUtensorMapDataType type, const void* base, std::int64_t cols, std::int64_t rows,
-                              std::int64_t row_bytes, int box_cols, int box_rows, CUtensorMapSwizzle swizzle,
-                              const char* who) {
+// Tensor of 2 or 3 dimensions, innermost first (dims[0] contiguous), strides in bytes for the
+// others, in any order; boxes of box[] elements; out-of-range elements read as zero.
+template <int Rank>
+CUtensorMap tensor_map_nd(CUtensorMapDataType type, const void* base, const std::int64_t (&dims)[Rank],
+                          const std::int64_t (&strides)[Rank - 1], const int (&box)[Rank], CUtensorMapSwizzle swizzle,
+                          const char* who) {
   CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(row_bytes)};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t steps[2] = {1, 1};
-  const CUresult r = encode_tiled()(&map, type, 2, const_cast<void*>(base), dims, strides, box, steps,
+  cuuint64_t d[Rank], st[Rank - 1];
+  cuuint32_t b[Rank], steps[Rank];
+  std::string shape, box_shape;
+  for (int i = 0; i < Rank; ++i) {
+    d[i] = static_cast<cuuint64_t>(dims[i]);
+    b[i] = static_cast<cuuint32_t>(box[i]);
+    steps[i] = 1;
+    if (i + 1 < Rank) st[i] = static_cast<cuuint64_t>(strides[i]);
+    shape += (i ? " x " : "") + std::to_string(dims[i]);
+    box_shape += (i ? " x " : "") + std::to_string(box[i]);
+  }
+  const CUresult r = encode_tiled()(&map, type, Rank, const_cast<void*>(base), d, st, b, steps,
                                     CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
-    throw CudaError(std::string(who) + ": cuTensorMapEncodeTiled failed (error " + std::to_string(r) + ", " +
-                    std::to_string(rows) + " x " + std::to_string(cols) + " operand, box " + std::to_string(box_rows) +
-                    " x " + std::to_string(box_cols) + ")");
+    throw CudaError(std::string(who) + ": cuTensorMapEncodeTiled failed (error " + std::to_string(r) + ", operand " +
+                    shape + ", box " + box_shape + ", innermost first)");
   return map;
+}
+
+inline CUtensorMap tensor_map(CUtensorMapDataType type, const void* base, std::int64_t cols, std::int64_t rows,
+                              std::int64_t row_bytes, int box_cols, int box_rows, CUtensorMapSwizzle swizzle,
+                              const char* who) {
+  return tensor_map_nd<2>(type, base, {cols, rows}, {row_bytes}, {box_cols, box_rows}, swizzle, who);
 }
 
 }  // namespace tessera::kernels::cuda

@@ -105,18 +105,21 @@ DeviceInfo device_info() {
   return {sms, static_cast<std::size_t>(smem), static_cast<std::size_t>(smem_sm), major, minor};
 }
 
+bool aligned(const void* p, std::uintptr_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
+
 // Buffer geometry: A and B of a stage within kVnmStageBytes (the plan keeps them there), then
 // the offsets and the record.
 struct SmemLayout {
-  int o_offset = 0, rec_offset = 0, buffer_bytes = 0;
-  std::size_t bytes() const { return 128 + static_cast<std::size_t>(kStages) * buffer_bytes; }
+  int buffers_at = 0, o_offset = 0, rec_offset = 0, buffer_bytes = 0;
+  std::size_t bytes() const { return buffers_at + static_cast<std::size_t>(kStages) * buffer_bytes; }
 };
-SmemLayout smem_layout(const VnmSpmmArgs& a) {
-  auto round128 = [](int x) { return (x + 127) / 128 * 128; };
+SmemLayout smem_layout(const VnmSpmmArgs& a, bool row_boxes) {
+  auto round_up = [](int x, int to) { return (x + to - 1) / to * to; };
   SmemLayout l;
-  l.o_offset = round128(kVnmStageBytes);
-  l.rec_offset = l.o_offset + round128(kTileCols / a.L * kOffsetRow);
-  l.buffer_bytes = l.rec_offset + 128;
+  l.buffers_at = kBuffersReserve(row_boxes);
+  l.o_offset = round_up(kVnmStageBytes, 128);
+  l.rec_offset = l.o_offset + round_up(kTileCols / a.L * kOffsetRow, 128);
+  l.buffer_bytes = round_up(l.rec_offset + 128, row_boxes ? 1024 : 128);
   return l;
 }
 
@@ -127,8 +130,6 @@ int resident_blocks(const SmemLayout& l, const DeviceInfo& dev) {
   const std::size_t fit = dev.max_shared_per_sm / (l.bytes() + 1024);
   return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(kBlocksPerSm<BM>, fit)));
 }
-
-bool aligned(const void* p, std::uintptr_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
 
 void check_args(const VnmSpmmArgs& a) {
   auto fail = [](const std::string& what) { throw Error("tessera::kernels::cuda::vnm_spmm: " + what); };
@@ -151,12 +152,21 @@ void check_args(const VnmSpmmArgs& a) {
 
 }  // namespace
 
+// Windows of 32 columns (one box each), steps of four slots within one window (N % 4 == 0),
+// one column group per thread (L >= 16), rows that the 3D tensor map covers exactly (m % 4 == 0:
+// it cannot bound r / 4 and r % 4 together) and 16-byte aligned rows; plain plans only.
+bool vnm_row_boxes_apply(const VnmSpmmArgs& a) {
+  return !a.a_col_major && !a.packed && a.M == kRowBoxCols && a.N % 4 == 0 && a.L >= 16 && a.m % 4 == 0 &&
+         aligned(a.A, 16) && a.lda % 4 == 0;
+}
+
 std::string VnmLaunch::describe() const {
   return std::string(rows == VnmRowTile::Rows128 ? "128" : "64") + "x" + std::to_string(kTileCols) +
          (split_k > 1 ? " split-k " + std::to_string(split_k) : "") +
          (copier == VnmCopier::ProducerWarpgroup ? " producer-wg"
           : copier == VnmCopier::ComputingWarp   ? " warp0-copies"
-                                                 : "");
+                                                 : "") +
+         (a_staging == VnmAStaging::RowBoxes ? " row-boxes" : "");
 }
 
 bool vnm_prefers_packed(int, int, int) {
@@ -177,10 +187,14 @@ VnmLaunch vnm_choose_launch(const VnmSpmmArgs& a) {
   const std::int64_t col_tiles = (a.n + kTileCols - 1) / kTileCols;
   VnmLaunch best;
   best.copier = dev.copier();
+  // Row boxes save the panel pass (about 8 bytes of traffic per element of A) and cost six more
+  // shared loads per stored row: they pay where each element of A feeds few products.
+  const bool few_products = a.n * a.N <= static_cast<std::int64_t>(kVnmRowBoxesMaxProducts) * a.M;
+  best.a_staging = vnm_row_boxes_apply(a) && few_products ? VnmAStaging::RowBoxes : VnmAStaging::Panels;
   double best_cost = -1;
   for (const VnmRowTile rows : {VnmRowTile::Rows128, VnmRowTile::Rows64}) {
     const bool tall = rows == VnmRowTile::Rows128;
-    const SmemLayout layout = smem_layout(a);
+    const SmemLayout layout = smem_layout(a, best.a_staging == VnmAStaging::RowBoxes);
     const int bm = tall ? 128 : 64, per_sm = tall ? resident_blocks<128>(layout, dev) : resident_blocks<64>(layout, dev);
     const std::int64_t tiles = (a.m + bm - 1) / bm * col_tiles, slots = static_cast<std::int64_t>(dev.sms) * per_sm;
     const std::int64_t max_split = std::max<std::int64_t>(1, std::min<std::int64_t>(16, a.max_tile_stages / 2));
@@ -207,6 +221,7 @@ void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced
                 std::to_string(dev.major) + ".x");
   VnmLaunch l = forced ? *forced : vnm_choose_launch(a);
   if (l.copier == VnmCopier::Auto) l.copier = dev.copier();
+  if (l.a_staging == VnmAStaging::Auto) l.a_staging = vnm_choose_launch(a).a_staging;
   if (l.copier == VnmCopier::ProducerWarpgroup && !dev.sm90a())
     throw Error("tessera::kernels::cuda::vnm_spmm: the producer-warpgroup kernel is built for sm_90a and needs a "
                 "compute capability 9.0 device, the device has " + std::to_string(dev.major) + "." +
@@ -230,14 +245,21 @@ void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced
   // wait between them while the host encodes maps.
   const std::int64_t padded_k = a.stored_rows / a.N * a.M, panels = (a.m + kPanelRows - 1) / kPanelRows;
   p.a_direct = a.a_col_major && !a.packed && aligned(a.A, 16) && a.lda % 4 == 0;
-  DeviceBuffer<float> panel_buf(p.a_direct ? 0 : static_cast<std::size_t>(panels * padded_k * kPanelRows), stream,
+  p.a_rows = l.a_staging == VnmAStaging::RowBoxes && vnm_row_boxes_apply(a);
+  const bool panels_needed = !p.a_direct && !p.a_rows;
+  DeviceBuffer<float> panel_buf(panels_needed ? static_cast<std::size_t>(panels * padded_k * kPanelRows) : 0, stream,
                                 workspace_pool());
   p.panels = panel_buf.ptr;
   p.panel_floats = padded_k * kPanelRows;
   p.padded_k = padded_k;
   p.plain_cols = vnm_plain_stage_windows(a.N, a.M, kTileCols) * a.M;
   constexpr const char* kWho = "tessera::kernels::cuda::vnm_spmm";
-  if (p.a_direct)  // A's columns of m floats, lda apart; rows past m and columns past k read as zeros
+  if (p.a_rows)  // (column, row / 4, row % 4): boxes of 32 columns x BM rows in kernel order
+    p.a_map = tensor_map_nd<3>(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, a.A, {a.k, a.m / 4, 4},
+                               {4 * a.lda * static_cast<std::int64_t>(sizeof(float)),
+                                a.lda * static_cast<std::int64_t>(sizeof(float))},
+                               {kRowBoxCols, bm / 4, 4}, CU_TENSOR_MAP_SWIZZLE_128B, kWho);
+  else if (p.a_direct)  // A's columns of m floats, lda apart; rows past m and columns past k read as zeros
     p.a_map = tensor_map(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, a.A, a.m, a.k,
                          a.lda * static_cast<std::int64_t>(sizeof(float)), bm, p.plain_cols,
                          CU_TENSOR_MAP_SWIZZLE_NONE, kWho);
@@ -249,17 +271,17 @@ void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced
                        CU_TENSOR_MAP_SWIZZLE_NONE, kWho);
   p.o_map = tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT8, a.offsets, a.offsets_ld, a.padded_cols / a.L, a.offsets_ld,
                        kOffsetRow, p.groups_per_tile, CU_TENSOR_MAP_SWIZZLE_NONE, kWho);
-  const SmemLayout layout = smem_layout(a);
+  const SmemLayout layout = smem_layout(a, p.a_rows);
   if (layout.bytes() > dev.max_shared)
     throw Error("tessera::kernels::cuda::vnm_spmm: two stage buffers of " + std::to_string(layout.buffer_bytes) +
                 " bytes exceed the device's " + std::to_string(dev.max_shared) + " bytes of shared memory per block");
   p.o_offset = layout.o_offset;
   p.rec_offset = layout.rec_offset;
   p.buffer_bytes = layout.buffer_bytes;
-  // The pass (with a_direct only the zeroing of C for split-K, if any) runs first when it has
-  // anything to do; the SpMM's blocks wait for the kernel before them (griddepcontrol.wait),
-  // whichever it is.
-  const std::int64_t row_blocks = p.a_direct ? 0 : panels * (kPanelRows / kTransposeTile);
+  // The pass (without panels to write, only the zeroing of C for split-K, if any) runs first
+  // when it has anything to do; the SpMM's blocks wait for the kernel before them
+  // (griddepcontrol.wait), whichever it is.
+  const std::int64_t row_blocks = panels_needed ? panels * (kPanelRows / kTransposeTile) : 0;
   const std::int64_t c_lines = !p.atomic ? 0 : a.c_col_major ? a.n : a.m;
   const PanelPass pass{a.A, a.m, a.k, a.lda, a.a_col_major, padded_k, row_blocks, panel_buf.ptr,
                        a.C, c_lines, a.c_col_major ? a.m : a.n, a.ldc, p.c_vector};

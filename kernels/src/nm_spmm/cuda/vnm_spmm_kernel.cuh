@@ -77,17 +77,36 @@ struct Params {
   int splits;           // split-K factor: blockIdx.z runs its share of the tile's stages
   bool atomic;          // split-K: accumulate into zeroed C
   bool a_direct;        // plain plan, column-major A: its boxes come from A itself (no panels)
+  bool a_rows;          // plain plan, row-major A: boxes of its rows (kernel instance RowBoxes, below)
   bool c_vector;        // C rows (c_col_major: columns) allow 16-byte stores
-  // Shared memory: the mbarriers (kBarrierBytes, padded to 128), then two buffers of
-  // buffer_bytes, each A transposed (a stage's columns of BM floats) followed by B (its stored
-  // rows of kTileCols floats) within kVnmStageBytes, the offsets at o_offset (a
-  // kOffsetRow-byte row per group of the tile) and the stage record at rec_offset.
+  // Shared memory: the mbarriers (kBarrierBytes), then (kBuffersReserve) two buffers of
+  // buffer_bytes, each A transposed (a stage's columns of BM floats; RowBoxes: its boxes of
+  // rows) followed by B (its stored rows of kTileCols floats) within kVnmStageBytes, the
+  // offsets at o_offset (a kOffsetRow-byte row per group of the tile) and the stage record at
+  // rec_offset.
   int o_offset, rec_offset, buffer_bytes;
 };
 
 constexpr int kBarrierBytes = 2 * kStages * 8;  // "full" and "empty" mbarrier of each buffer
 static_assert(2 * kVnmStageBytes >= 128 * kTileCols * 4, "two stage buffers hold a C tile for the epilogue");
-static_assert(kBarrierBytes <= 128, "buffers start 128-byte aligned");
+// Where the buffers start: 128 bytes in (past the mbarriers), or, for the swizzled boxes of
+// row-major A, at the first 1024-byte aligned shared address past that (the copy engine's
+// 128-byte swizzle repeats every 1024 bytes and wants its boxes aligned so); shared memory
+// reserves kBuffersReserve bytes for it (dynamic shared memory is 128-byte aligned).
+__host__ __device__ constexpr int kBuffersReserve(bool row_boxes) { return row_boxes ? 128 + 1024 : 128; }
+static_assert(kBarrierBytes <= 128, "the mbarriers fit before the buffers");
+
+// Row-major A (RowBoxes): a stage's A arrives as boxes of 32 columns (one M = 32 window) by BM
+// rows, each row of the box 128 bytes with 16-byte chunk q at q ^ (row % 8) (the copy
+// engine's 128-byte swizzle), and the rows in the order s = (r % 4) * (BM / 4) + r / 4 (a 3D
+// tensor map over (column, r / 4, r % 4)). A thread's eight rows a_row + {0..3, 32..35}
+// (a_row a multiple of 4) are then box rows s0 + i * BM / 4 and s0 + 8 + i * BM / 4 with
+// s0 = a_row / 4, all with s % 8 = ty: the eight threads that read different rows of one
+// column hit eight different chunks, so each 4-byte load is one shared-memory wavefront, and
+// one address per slot serves all eight (immediate offsets).
+constexpr int kRowBoxCols = 32;
+template <int BM>
+constexpr int kRowBoxBytes = BM * kRowBoxCols * 4;
 
 // setmaxnreg: this warpgroup's registers per thread become REGS (Increase: taken from the
 // pool the other warpgroup released). sm_90a only (only vnm_spmm_sm90a.cu instantiates the
@@ -114,16 +133,18 @@ __device__ __forceinline__ void computing_warps_sync() {
 // the per-stage work at the same time. (The cp.async copies by all
 // threads with a barrier per stage that this replaced spent a quarter of the warps' time
 // outside the FMA loop at 50% sparsity, perf_tests/results/vnm_h100.md.)
-template <int BM, int Groups, VnmCopier Copier>
+template <int BM, int Groups, VnmCopier Copier, bool RowBoxes>
 __global__ void __launch_bounds__(kThreadsOf<BM, Copier>, kBlocksPerSm<BM>)
     vnm_spmm_kernel(const __grid_constant__ Params p) {
+  static_assert(!RowBoxes || Groups == 1, "row boxes serve one column group per thread (L >= 16)");
   constexpr bool kProducer = Copier == VnmCopier::ProducerWarpgroup;
   constexpr int kThreads = kComputeThreadsOf<BM>, kWarps = kThreads / 32;  // computing warps
   extern __shared__ __align__(128) unsigned char smem[];
   const VnmSpmmArgs& a = p.a;
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem);
   std::uint64_t* empty = full + kStages;
-  auto buffer = [&](int b) { return smem + 128 + b * p.buffer_bytes; };
+  const unsigned buffers_at = RowBoxes ? ((smem_addr(smem) + 128u + 1023u) & ~1023u) - smem_addr(smem) : 128u;
+  auto buffer = [&](int b) { return smem + buffers_at + b * p.buffer_bytes; };
   auto a_buf = [&](int b) { return reinterpret_cast<float*>(buffer(b)); };
   // B follows the stage's A columns: a plain stage's box always brings plain_cols of them.
   auto b_buf = [&](int b, int cols) { return a_buf(b) + (a.packed ? cols : p.plain_cols) * BM; };
@@ -184,9 +205,14 @@ __global__ void __launch_bounds__(kThreadsOf<BM, Copier>, kBlocksPerSm<BM>)
       const unsigned a_bytes = (a.packed ? cols : p.plain_cols) * BM * 4;
       mbarrier_arrive_expect_tx(&full[b], a_bytes + static_cast<unsigned>(windows * a.N * kTileCols * 4 +
                                                                           p.groups_per_tile * kOffsetRow));
-      if (!a.packed)
+      if constexpr (RowBoxes) {
+        for (int w = 0; w < p.plain_cols / kRowBoxCols; ++w)
+          tma_load_3d(a_buf(b) + w * (kRowBoxBytes<BM> / 4), &p.a_map, (row0 / a.N) * a.M + w * kRowBoxCols,
+                      static_cast<int>(m0 / 4), 0, &full[b]);
+      } else if (!a.packed) {
         tma_load_2d(a_buf(b), &p.a_map, a_row0, static_cast<int>(a_col0 + static_cast<std::int64_t>(row0 / a.N) * a.M),
                     &full[b]);
+      }
       for (int w = 0; w < windows; ++w)
         tma_load_2d(bs + w * a.N * kTileCols, &p.b_map, static_cast<int>(n0), row0 + w * a.N, &full[b]);
       tma_load_2d(o_buf(b), &p.o_map, base, static_cast<int>(group_first), &full[b]);
@@ -222,6 +248,8 @@ __global__ void __launch_bounds__(kThreadsOf<BM, Copier>, kBlocksPerSm<BM>)
     const int4 rec = *rec_buf(b);
     const int padded_slots = (rec.y + 3) & ~3;
     const float* as = a_buf(b) + a_row;
+    const unsigned a_rows_off =
+        RowBoxes ? static_cast<unsigned>(buffer(b) - smem) + (a_row / 4) * (kRowBoxCols * 4) + (ty << 4) : 0u;
     const float* bs = b_buf(b, rec.z) + tile_col;
     const std::uint8_t* os = o_buf(b) + group0 * kOffsetRow;
     std::uint32_t next[Groups];
@@ -241,6 +269,8 @@ __global__ void __launch_bounds__(kThreadsOf<BM, Copier>, kBlocksPerSm<BM>)
         word[g] = next[g];
         if (s4 + 4 < padded_slots) next[g] = *reinterpret_cast<const std::uint32_t*>(os + g * kOffsetRow + s4 + 4);
       }
+      // RowBoxes: the box of the step's window ((c / 32) * kRowBoxBytes, from its first slot).
+      const unsigned box_off = RowBoxes ? (word[0] & 0xe0u) * (kRowBoxBytes<BM> / 32) : 0u;
 #pragma unroll
       for (int q = 0; q < 4; ++q) {
         float bv[kThreadCols];
@@ -250,13 +280,27 @@ __global__ void __launch_bounds__(kThreadsOf<BM, Copier>, kBlocksPerSm<BM>)
           bv[4 * v] = x.x, bv[4 * v + 1] = x.y, bv[4 * v + 2] = x.z, bv[4 * v + 3] = x.w;
         }
         float av[Groups][kThreadRows];
+        if constexpr (RowBoxes) {
+          // Staged column c (its byte in the offsets) is column c % 32 of box c / 32; a step's
+          // four slots share a window (N % 4 == 0), so box_off is per step. (c % 32) * 4 XOR
+          // (ty << 4) is the swizzled byte within the row; a_rows_off has ty << 4 in bits 4-6,
+          // which the box and row offsets leave zero, so the XOR lands it.
+          const unsigned x = (q == 0 ? word[0] << 2 : word[0] >> (8 * q - 2)) & 0x7cu;
+          const float* col = reinterpret_cast<const float*>(smem + ((a_rows_off + box_off) ^ x));
 #pragma unroll
-        for (int g = 0; g < Groups; ++g) {
-          const float* col = as + ((word[g] >> (8 * q)) & 0xff) * BM;
-          const float4 lo = *reinterpret_cast<const float4*>(col);
-          const float4 hi = *reinterpret_cast<const float4*>(col + 32);
-          av[g][0] = lo.x, av[g][1] = lo.y, av[g][2] = lo.z, av[g][3] = lo.w;
-          av[g][4] = hi.x, av[g][5] = hi.y, av[g][6] = hi.z, av[g][7] = hi.w;
+          for (int i = 0; i < 4; ++i) {
+            av[0][i] = col[i * (BM / 4) * kRowBoxCols];
+            av[0][4 + i] = col[(8 + i * (BM / 4)) * kRowBoxCols];
+          }
+        } else {
+#pragma unroll
+          for (int g = 0; g < Groups; ++g) {
+            const float* col = as + ((word[g] >> (8 * q)) & 0xff) * BM;
+            const float4 lo = *reinterpret_cast<const float4*>(col);
+            const float4 hi = *reinterpret_cast<const float4*>(col + 32);
+            av[g][0] = lo.x, av[g][1] = lo.y, av[g][2] = lo.z, av[g][3] = lo.w;
+            av[g][4] = hi.x, av[g][5] = hi.y, av[g][6] = hi.z, av[g][7] = hi.w;
+          }
         }
         // Row by row, odd rows walking the columns backwards (the B value at a row change is
         // the one just used).
@@ -393,9 +437,9 @@ __global__ void __launch_bounds__(kThreadsOf<BM, Copier>, kBlocksPerSm<BM>)
 // kernel-to-kernel gap. The shared-memory opt-in is only raised when a launch needs more than
 // the device's kernel was given before, so that after the first call no host call sits between
 // the pass's launch and this one.
-template <int BM, int G, VnmCopier C>
+template <int BM, int G, VnmCopier C, bool RowBoxes>
 void launch_one(const Params& p, dim3 grid, cudaStream_t stream, std::size_t bytes) {
-  auto kernel = vnm_spmm_kernel<BM, G, C>;
+  auto kernel = vnm_spmm_kernel<BM, G, C, RowBoxes>;
   static std::mutex mutex;
   static std::map<int, std::size_t> opted_in;  // device -> bytes the kernel may use there
   int device = 0;
@@ -417,9 +461,10 @@ template <VnmCopier C>
 void launch_kernel(const Params& p, int bm, dim3 grid, cudaStream_t stream, std::size_t bytes) {
   auto with_rows = [&](auto rows) {
     constexpr int BM = decltype(rows)::value;
-    if (p.a.L == 4) launch_one<BM, 4, C>(p, grid, stream, bytes);
-    else if (p.a.L == 8) launch_one<BM, 2, C>(p, grid, stream, bytes);
-    else launch_one<BM, 1, C>(p, grid, stream, bytes);
+    if (p.a_rows) launch_one<BM, 1, C, true>(p, grid, stream, bytes);  // L >= 16 (vnm_spmm checks)
+    else if (p.a.L == 4) launch_one<BM, 4, C, false>(p, grid, stream, bytes);
+    else if (p.a.L == 8) launch_one<BM, 2, C, false>(p, grid, stream, bytes);
+    else launch_one<BM, 1, C, false>(p, grid, stream, bytes);
   };
   if (bm == 128) with_rows(std::integral_constant<int, 128>());
   else with_rows(std::integral_constant<int, 64>());

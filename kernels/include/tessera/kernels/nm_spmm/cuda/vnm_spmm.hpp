@@ -11,7 +11,10 @@
 //   * A is first rewritten into column panels (a stream-ordered workspace of about m x k floats:
 //     per 128 rows, each column of A contiguous, zeros past m and k), one pass over A; a
 //     column-major A (a_col_major, 16-byte aligned columns) already has its columns contiguous,
-//     and plain plans copy their boxes from it directly (no pass, no workspace);
+//     and plain plans copy their boxes from it directly (no pass, no workspace); a row-major A
+//     may instead be staged as boxes of its own rows (VnmAStaging::RowBoxes: no pass, but eight
+//     4-byte shared loads per stored row where the panels take two 16-byte ones), which pays
+//     where each element of A feeds few products;
 //   * k is walked in the stages of a stage plan (formats/vnm/staging.hpp): per stage, A columns
 //     (transposed: one column contiguous, as in the panels), the stored rows of B and their
 //     offsets go to shared memory by the copy engine (bulk tensor copies: a plain stage's A
@@ -71,13 +74,25 @@ enum class VnmRowTile : int { Rows128 = 0, Rows64 = 1 };
 // or newer); Auto: the producer warpgroup where the device runs it.
 enum class VnmCopier : int { Auto = 0, ProducerWarpgroup = 1, ComputingWarp = 2 };
 
+// Where a plain plan's stages take a row-major A from: the column panels, or boxes of A's
+// rows. RowBoxes applies to M = 32, N % 4 == 0, L >= 16, m % 4 == 0 and 16-byte aligned rows
+// of A (elsewhere, or for packed plans and column-major A, the request falls back to what runs
+// without it). Auto: RowBoxes where it applies and n * N <= kVnmRowBoxesMaxProducts * M, i.e.
+// each element of A feeds at most that many products (on an H100 it ran 2-6.5% faster there
+// and up to 6% slower on wider or denser products, perf_tests/results/vnm_h100.md).
+enum class VnmAStaging : int { Auto = 0, Panels = 1, RowBoxes = 2 };
+inline constexpr int kVnmRowBoxesMaxProducts = 512;
+
 struct VnmLaunch {
   VnmRowTile rows = VnmRowTile::Rows128;
   int split_k = 1;  // stage ranges run by different blocks, summed with atomics
   VnmCopier copier = VnmCopier::Auto;
+  VnmAStaging a_staging = VnmAStaging::Auto;
   std::string describe() const;
 };
 
+// Whether VnmAStaging::RowBoxes applies to these arguments (see VnmAStaging).
+bool vnm_row_boxes_apply(const VnmSpmmArgs& args);
 // Whether the packed layout pays for a pattern (few of a stage's columns used per tile).
 bool vnm_prefers_packed(int N, int M, int L);
 // The launch vnm_spmm picks for these arguments on the current device.
