@@ -78,8 +78,8 @@ enum class VnmCopier : int { Auto = 0, ProducerWarpgroup = 1, ComputingWarp = 2 
 // rows. RowBoxes applies to M = 32, N % 4 == 0, L >= 16, m % 4 == 0 and 16-byte aligned rows
 // of A (elsewhere, or for packed plans and column-major A, the request falls back to what runs
 // without it). Auto: RowBoxes where it applies and n * N <= kVnmRowBoxesMaxProducts * M, i.e.
-// each element of A feeds at most that many products (on an H100 it ran 2-6.5% faster there
-// and up to 6% slower on wider or denser products, perf_tests/results/vnm_h100.md).
+// each element of A feeds at most that many products (on an H100 it ran 1-12% faster there
+// and up to 4% slower on wider or denser products, perf_tests/results/vnm_h100.md).
 enum class VnmAStaging : int { Auto = 0, Panels = 1, RowBoxes = 2 };
 inline constexpr int kVnmRowBoxesMaxProducts = 512;
 
