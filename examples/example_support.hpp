@@ -68,8 +68,12 @@ class CommandLine {
                            "], got " + v);
     return x;
   }
-  int int_value() { return static_cast<int>(integer(std::numeric_limits<int>::min(), std::numeric_limits<int>::max())); }
-  std::int64_t int64_value() { return integer(std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max()); }
+  int int_value() {
+    return static_cast<int>(integer(std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+  }
+  std::int64_t int64_value() {
+    return integer(std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max());
+  }
   double double_value() {
     const std::string v = text();
     char* end = nullptr;

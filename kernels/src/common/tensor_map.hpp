@@ -26,11 +26,9 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
   return fn;
 }
 
-// Row-major (rows x cols) matrix with row stride `row_bytes`, copied in boxes of
-// (box_cols x box_rows) elements; out-of-range elements read as zero. `who` names the caller
-// in errors.
 // Tensor of 2 or 3 dimensions, innermost first (dims[0] contiguous), strides in bytes for the
-// others, in any order; boxes of box[] elements; out-of-range elements read as zero.
+// others, in any order; boxes of box[] elements; out-of-range elements read as zero. `who`
+// names the caller in errors.
 template <int Rank>
 CUtensorMap tensor_map_nd(CUtensorMapDataType type, const void* base, const std::int64_t (&dims)[Rank],
                           const std::int64_t (&strides)[Rank - 1], const int (&box)[Rank], CUtensorMapSwizzle swizzle,
@@ -56,6 +54,8 @@ CUtensorMap tensor_map_nd(CUtensorMapDataType type, const void* base, const std:
   return map;
 }
 
+// Row-major (rows x cols) matrix with row stride `row_bytes`, copied in boxes of
+// (box_cols x box_rows) elements.
 inline CUtensorMap tensor_map(CUtensorMapDataType type, const void* base, std::int64_t cols, std::int64_t rows,
                               std::int64_t row_bytes, int box_cols, int box_rows, CUtensorMapSwizzle swizzle,
                               const char* who) {
