@@ -41,7 +41,7 @@ struct Args {
 Args parse_args(int argc, char** argv) {
   Args args;
   args.path = tessera_example::data_file("tensors/lastfm_user_artist_tag.tns.gz");
-  for (tessera_example::CommandLine cl(
+  for (tessera::CommandLine cl(
            argc, argv,
            "usage: cp_als [tensor.tns[.gz]] [--rank R=16] [--iters N=50] [--tol T=1e-5] [--seed S=7]\n"
            "Default tensor: $TESSERA_DATA_DIR/tensors/lastfm_user_artist_tag.tns.gz\n");

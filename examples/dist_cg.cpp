@@ -44,7 +44,7 @@ struct Args {
 Args parse_args(int argc, char** argv, bool root) {
   Args args;
   args.path = tessera_example::data_file("matrices/fv2.mtx.gz");
-  for (tessera_example::CommandLine cl(
+  for (tessera::CommandLine cl(
            argc, argv,
            root ? "usage: mpiexec -n P dist_cg [--poisson N=48] [--tol T=1e-8] [--max-iters I=5000] [--every E=25]"
                   " [matrix.mtx[.gz]]\n"
@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
                       tessera::dist::poisson_3d<Matrix>(MPI_COMM_WORLD, args.grid), args);
       ok = solve(args.path, Matrix::read_matrix_market(MPI_COMM_WORLD, args.path), args) && ok;
       status = ok ? 0 : 1;
-    } catch (const tessera_example::HelpShown&) {
+    } catch (const tessera::HelpShown&) {
       status = 0;
     } catch (const tessera::Error& e) {
       // Library errors reach every rank (collective agreement): report once, exit cleanly.

@@ -39,7 +39,7 @@ struct Args {
 Args parse_args(int argc, char** argv) {
   Args args;
   args.path = tessera_example::data_file("matrices/cora.mtx.gz");
-  for (tessera_example::CommandLine cl(argc, argv,
+  for (tessera::CommandLine cl(argc, argv,
                                        "usage: gnn_layer [graph.mtx[.gz]] [--n F_in=64] [--out F_out=32] [--reps R=20]\n"
                                        "Default graph: $TESSERA_DATA_DIR/matrices/cora.mtx.gz\n");
        cl.next();) {

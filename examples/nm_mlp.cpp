@@ -52,7 +52,7 @@ struct Args {
 
 Args parse_args(int argc, char** argv) {
   Args a;
-  for (tessera_example::CommandLine cl(
+  for (tessera::CommandLine cl(
            argc, argv,
            "usage: nm_mlp [--batch B=2048] [--d D=4096] [--hidden H=11008] [--reps R=20] [--format nv24|vnm]\n"
            "              [--pattern N:M:L=8:32:32] [--activations row|column]\n");

@@ -28,7 +28,7 @@ struct Args {
 
 Args parse_args(int argc, char** argv) {
   Args args;
-  for (tessera_example::CommandLine cl(argc, argv,
+  for (tessera::CommandLine cl(argc, argv,
                                        "usage: spmm_pipeline [matrix.mtx[.gz]] [--n N=64] [--reps R=10] [--grid G=512]\n"
                                        "Without a file, A is the 5-point Laplacian of a G x G grid.\n");
        cl.next();) {

@@ -7,9 +7,7 @@
 // batches of --reps calls, each batch between barriers; the two libraries' batches
 // alternate.
 // Prints one Markdown table row per operation (run_dist.sh assembles the table).
-// Usage: mpiexec -n P dist_spmv_bench [--poisson N] [matrix.mtx[.gz]] [--k 16] [--reps 50] [--runs 5]
-//          [--spmm-loop auto|portable] [--spmm-stores auto|cached|streaming]
-// (the last two set dist::spmm's SpmmOptions::host_loop and ::output_stores)
+// Options: kUsage below (dist_spmv_bench --help).
 #include <mpi.h>
 
 #include <algorithm>
@@ -20,11 +18,13 @@
 #include <functional>
 #include <numeric>
 #include <stdexcept>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
 
+#include "tessera/core/command_line.hpp"
 #include "tessera/dist.hpp"
 #include "tessera/tessera.hpp"
 
@@ -58,22 +58,25 @@ tessera::SpmmOutputStores parse_stores(const std::string& s) {
   throw tessera::Error("--spmm-stores: expected auto, cached or streaming, got " + s);
 }
 
-Args parse_args(int argc, char** argv) {
+constexpr const char* kUsage =
+    "usage: mpiexec -n P dist_spmv_bench [--poisson N] [matrix.mtx[.gz]] [--k 16] [--reps 50] [--runs 5]\n"
+    "         [--spmm-loop auto|portable] [--spmm-stores auto|cached|streaming]\n"
+    "(the last two set dist::spmm's SpmmOptions::host_loop and ::output_stores)\n";
+
+// Every rank walks the same argv (a bad option fails on all of them); the root alone
+// prints the usage.
+Args parse_args(int argc, char** argv, bool root) {
   Args args;
-  for (int a = 1; a < argc; ++a) {
-    const std::string s = argv[a];
-    auto value = [&]() -> std::string {
-      if (a + 1 >= argc) throw tessera::Error(s + " needs a value");
-      return argv[++a];
-    };
-    if (s == "--poisson") args.grid = std::stoll(value());
-    else if (s == "--k") args.k = std::stoll(value());
-    else if (s == "--reps") args.reps = std::stoi(value());
-    else if (s == "--runs") args.runs = std::stoi(value());
-    else if (s == "--spmm-loop") args.spmm.host_loop = parse_loop(value());
-    else if (s == "--spmm-stores") args.spmm.output_stores = parse_stores(value());
-    else if (!s.empty() && s[0] == '-') throw tessera::Error("unknown option " + s);
-    else args.path = s;
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  for (tessera::CommandLine cl(argc, argv, root ? kUsage : ""); cl.next();) {
+    if (cl.is("--poisson")) args.grid = cl.integer(1, kMax);
+    else if (cl.is("--k")) args.k = cl.integer(1, kMax);
+    else if (cl.is("--reps")) args.reps = static_cast<int>(cl.integer(1, 1000000));
+    else if (cl.is("--runs")) args.runs = static_cast<int>(cl.integer(1, 1000000));
+    else if (cl.is("--spmm-loop")) args.spmm.host_loop = parse_loop(cl.text());
+    else if (cl.is("--spmm-stores")) args.spmm.output_stores = parse_stores(cl.text());
+    else if (cl.is_option()) cl.reject();
+    else args.path = cl.arg();
   }
   if (args.grid <= 0 && args.path.empty()) throw tessera::Error("give --poisson N or a matrix file");
   return args;
@@ -269,11 +272,18 @@ int main(int argc, char** argv) {
 #endif
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
-    try {
-      run(parse_args(argc, argv));
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "dist_spmv_bench: %s\n", e.what());
-      status = 1;
+    const bool root = tessera::dist::comm_rank(MPI_COMM_WORLD) == 0;
+    Args args;
+    const auto parsed = tessera::walk_command_line("dist_spmv_bench", [&] { args = parse_args(argc, argv, root); }, root);
+    if (parsed) {
+      status = *parsed;
+    } else {
+      try {
+        run(args);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "dist_spmv_bench: %s\n", e.what());
+        status = 1;
+      }
     }
   }
 #ifdef TESSERA_HAVE_PETSC

@@ -15,8 +15,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
+
+#include "tessera/core/command_line.hpp"
 
 namespace {
 
@@ -48,20 +51,21 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   long mib = 128;
   int reps = 9;
-  for (int a = 1; a < argc; ++a) {
-    const std::string s = argv[a];
-    if (s == "--mib" && a + 1 < argc) mib = std::atol(argv[++a]);
-    else if (s == "--reps" && a + 1 < argc) reps = std::atoi(argv[++a]);
-    else {
-      if (rank == 0) std::fprintf(stderr, "usage: memory_bandwidth [--mib MiB per array] [--reps N]\n");
-      MPI_Finalize();
-      return 2;
-    }
-  }
-  if (mib <= 0 || reps <= 0) {
-    if (rank == 0) std::fprintf(stderr, "memory_bandwidth: --mib and --reps must be positive\n");
+  // Every rank walks the same argv; rank 0 alone prints the usage or the error.
+  const auto status = tessera::walk_command_line(
+      "memory_bandwidth",
+      [&] {
+        for (tessera::CommandLine cl(argc, argv, rank == 0 ? "usage: mpiexec -n P memory_bandwidth [--mib MiB per array] [--reps N]\n" : "");
+             cl.next();) {
+          if (cl.is("--mib")) mib = cl.integer(1, 1 << 20);
+          else if (cl.is("--reps")) reps = static_cast<int>(cl.integer(1, 1000000));
+          else cl.reject();
+        }
+      },
+      rank == 0);
+  if (status) {
     MPI_Finalize();
-    return 2;
+    return *status;
   }
   const std::size_t n = static_cast<std::size_t>(mib) * (1 << 20) / sizeof(double);
   std::vector<double> a(n, 0.0), b(n, 1.0), c(n, 2.0);  // first touch by this rank

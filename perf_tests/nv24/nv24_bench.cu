@@ -26,6 +26,7 @@
 #include "cusparselt_dl.hpp"
 #include "../common/event_timing.hpp"
 #include "nv24_harness.hpp"
+#include "tessera/core/command_line.hpp"
 
 using namespace nv24_harness;
 namespace kc = tessera::kernels::cuda;
@@ -103,10 +104,15 @@ struct Row {
 int main(int argc, char** argv) {
   std::string mode;
   bool tuned = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--tuned") tuned = true;
-    else mode = argv[i];
-  }
+  const auto status = tessera::walk_command_line("nv24_bench", [&] {
+    for (tessera::CommandLine cl(argc, argv, "usage: nv24_bench [--quick | --sweep | --sweep-set] [--tuned]\n");
+         cl.next();) {
+      if (cl.is("--tuned")) tuned = true;
+      else if (cl.is("--quick") || cl.is("--sweep") || cl.is("--sweep-set")) mode = cl.arg();
+      else cl.reject();
+    }
+  });
+  if (status) return *status;
   const bool quick = mode == "--quick";
   std::vector<double> tune_ms;  // host time of each nv24_tune call
   try {

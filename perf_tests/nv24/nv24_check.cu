@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "nv24_harness.hpp"
+#include "tessera/core/command_line.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/io/matrix_market.hpp"
 
@@ -92,9 +93,16 @@ static void expect_throw(const std::string& what, const kc::Nv24Args& args, cons
 
 
 int main(int argc, char** argv) {
-  const std::string dir = argc > 1 && argv[1][0] != '-' ? argv[1] : ".nv24_dev/data/matrices";
+  std::string dir = ".nv24_dev/data/matrices";
   bool quick = false;
-  for (int i = 1; i < argc; ++i) quick = quick || std::string(argv[i]) == "--quick";
+  const auto status = tessera::walk_command_line("nv24_check", [&] {
+    for (tessera::CommandLine cl(argc, argv, "usage: nv24_check [matrix_dir] [--quick]\n"); cl.next();) {
+      if (cl.is("--quick")) quick = true;
+      else if (cl.is_option()) cl.reject();
+      else dir = cl.arg();
+    }
+  });
+  if (status) return *status;
   cudaDeviceProp prop;
   if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
     std::printf("ERROR no CUDA device\n");

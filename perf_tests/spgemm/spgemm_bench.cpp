@@ -11,7 +11,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,7 @@
 #include <benchmark/benchmark.h>
 
 #include "spgemm_operands.hpp"
+#include "../common/benchmark_command_line.hpp"
 #include "tessera/formats/convert.hpp"
 #include "tessera/formats/crs_matrix.hpp"
 #include "tessera/kernels/spgemm/spgemm.hpp"
@@ -166,22 +169,30 @@ void print_memory_table(const std::vector<tessera_bench::SpgemmCase>& cases, std
 
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
-  benchmark::Initialize(&argc, argv);
   std::int64_t max_madds = 20'000'000;
   bool memory_table = false;
-  for (int a = 1; a < argc; ++a) {
-    if (!std::strcmp(argv[a], "--max_madds") && a + 1 < argc) max_madds = std::atoll(argv[++a]);
-    else if (!std::strcmp(argv[a], "--memory_table")) memory_table = true;
-  }
+  const auto status = tessera_bench::benchmark_command_line(
+      argc, argv, "spgemm_bench", "usage: spgemm_bench [--max_madds N] [--memory_table] [benchmark flags]\n",
+      [&](tessera::CommandLine& cl) {
+        if (cl.is("--max_madds")) max_madds = cl.integer(1, std::numeric_limits<std::int64_t>::max());
+        else if (cl.is("--memory_table")) memory_table = true;
+        else cl.reject();
+      });
+  if (status) return *status;
   std::vector<tessera_bench::SpgemmCase> cases;
-  for (const auto& path : tessera_bench::real_matrix_paths()) {
-    auto c = tessera_bench::real_case(path);
-    if (c.multiply_adds > max_madds) {
-      std::fprintf(stderr, "skipping %s: %lld multiply-adds > --max_madds\n", c.name.c_str(),
-                   static_cast<long long>(c.multiply_adds));
-      continue;
+  try {
+    for (const auto& path : tessera_bench::real_matrix_paths()) {
+      auto c = tessera_bench::real_case(path);
+      if (c.multiply_adds > max_madds) {
+        std::fprintf(stderr, "skipping %s: %lld multiply-adds > --max_madds\n", c.name.c_str(),
+                     static_cast<long long>(c.multiply_adds));
+        continue;
+      }
+      cases.push_back(std::move(c));
     }
-    cases.push_back(std::move(c));
+  } catch (const std::exception& e) {  // no data folder, an unreadable matrix
+    std::fprintf(stderr, "spgemm_bench: error: %s\n", e.what());
+    return 2;
   }
   if (memory_table) {
     print_memory_table(cases, ws::Options{}.memory_budget_bytes);

@@ -29,9 +29,7 @@
 // row chunks of R nonzeros for the CUDA-core row split (default: the plan's automatic size);
 // --shared-min-reuse X shares window columns where the matrix's window column reuse is at least X
 // (default kSharedColumnMinReuse; 0: every matrix, a large X: none).
-// Usage: spmm_tca_bench [matrix_dir] [--reps R] [--n 32,64,...] [--synthetic-only | --real-only] [--ours-only]
-//                       [--kernel auto | tc | rowsplit | tuned] [--prec fp16,bf16,tf32,fp64] [--row-chunk R] [--dense col]
-//                       [--shared-min-reuse X] [--warm-l2] [--tune-cache cold | warm]
+// Options: kUsage below (spmm_tca_bench --help).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cusparse.h>
@@ -39,6 +37,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <sstream>
@@ -46,6 +45,7 @@
 #include "../../kernels/src/common/gpu_busy_wait.cuh"
 #include "../common/event_timing.hpp"
 #include "tca_harness.hpp"
+#include "tessera/core/command_line.hpp"
 #include "tessera/kernels/spmm/cuda/spmm_tca.hpp"
 
 namespace kc = tessera::kernels::cuda;
@@ -229,6 +229,12 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
   return res;
 }
 
+constexpr const char* kUsage =
+    "usage: spmm_tca_bench [matrix_dir] [--reps R] [--n 32,64,...] [--synthetic-only | --real-only] [--ours-only]\n"
+    "                      [--kernel auto | tc | rowsplit | tuned] [--prec fp16,bf16,tf32,fp64] [--row-chunk R]\n"
+    "                      [--dense row | col] [--shared-min-reuse X] [--warm-l2] [--tune-cache cold | warm]\n"
+    "(what each option does: the comment at the top of spmm_tca_bench.cu)\n";
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -239,68 +245,49 @@ int main(int argc, char** argv) {
   int row_chunk = 0;
   double shared_min_reuse = kc::kSharedColumnMinReuse;
   std::string tune_cache_arg;  // empty: the bench's own L2 state
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--n") && i + 1 < argc) {
-      ns.clear();
-      std::stringstream ss(argv[++i]);
-      std::string tok;
-      while (std::getline(ss, tok, ',')) ns.push_back(std::stoll(tok));
-    } else if (!std::strcmp(argv[i], "--synthetic-only")) synthetic_only = true;
-    else if (!std::strcmp(argv[i], "--real-only")) real_only = true;
-    else if (!std::strcmp(argv[i], "--ours-only")) ours_only = true;
-    else if (!std::strcmp(argv[i], "--warm-l2")) warm_l2 = true;
-    else if (!std::strcmp(argv[i], "--tune-cache") && i + 1 < argc) {
-      tune_cache_arg = argv[++i];
-      if (tune_cache_arg != "cold" && tune_cache_arg != "warm") {
-        std::fprintf(stderr, "--tune-cache takes cold or warm\n");
-        return 2;
-      }
-    }
-    else if (!std::strcmp(argv[i], "--kernel") && i + 1 < argc) {
-      kernel_choice = argv[++i];
-      if (kernel_choice != "auto" && kernel_choice != "tc" && kernel_choice != "rowsplit" && kernel_choice != "tuned") {
-        std::fprintf(stderr, "--kernel takes auto, tc, rowsplit or tuned\n");
-        return 2;
-      }
-    }
-    else if (!std::strcmp(argv[i], "--prec") && i + 1 < argc) {
-      precs.clear();
-      std::stringstream ss(argv[++i]);
-      std::string tok;
-      while (std::getline(ss, tok, ',')) {
-        if (std::find(std::begin(kPrecisions), std::end(kPrecisions), tok) == std::end(kPrecisions)) {
-          std::fprintf(stderr, "--prec takes a comma-separated list of fp16, bf16, tf32, fp64 (got '%s')\n",
-                       tok.c_str());
-          return 2;
+  const auto status = tessera::walk_command_line("spmm_tca_bench", [&] {
+    using tessera::Error;
+    for (tessera::CommandLine cl(argc, argv, kUsage); cl.next();) {
+      if (cl.is("--reps")) reps = static_cast<int>(cl.integer(1, 1000000));
+      else if (cl.is("--n")) {
+        ns = cl.int64_list();
+        for (const auto n : ns)
+          if (n < 1) throw Error("--n takes positive numbers of columns, got " + std::to_string(n));
+      } else if (cl.is("--synthetic-only")) synthetic_only = true;
+      else if (cl.is("--real-only")) real_only = true;
+      else if (cl.is("--ours-only")) ours_only = true;
+      else if (cl.is("--warm-l2")) warm_l2 = true;
+      else if (cl.is("--tune-cache")) {
+        tune_cache_arg = cl.text();
+        if (tune_cache_arg != "cold" && tune_cache_arg != "warm") throw Error("--tune-cache takes cold or warm");
+      } else if (cl.is("--kernel")) {
+        kernel_choice = cl.text();
+        if (kernel_choice != "auto" && kernel_choice != "tc" && kernel_choice != "rowsplit" && kernel_choice != "tuned")
+          throw Error("--kernel takes auto, tc, rowsplit or tuned");
+      } else if (cl.is("--prec")) {
+        precs.clear();
+        std::stringstream ss(cl.text());
+        std::string tok;
+        while (std::getline(ss, tok, ',')) {
+          if (std::find(std::begin(kPrecisions), std::end(kPrecisions), tok) == std::end(kPrecisions))
+            throw Error("--prec takes a comma-separated list of fp16, bf16, tf32, fp64 (got '" + tok + "')");
+          precs.push_back(tok);
         }
-        precs.push_back(tok);
-      }
-      if (precs.empty()) {
-        std::fprintf(stderr, "--prec needs at least one precision\n");
-        return 2;
-      }
-    } else if (!std::strcmp(argv[i], "--row-chunk") && i + 1 < argc) {
-      row_chunk = std::atoi(argv[++i]);
-      if (row_chunk <= 0) {
-        std::fprintf(stderr, "--row-chunk takes a positive number of nonzeros\n");
-        return 2;
-      }
-    } else if (!std::strcmp(argv[i], "--shared-min-reuse") && i + 1 < argc) {
-      shared_min_reuse = std::atof(argv[++i]);
-      if (!(shared_min_reuse >= 0)) {
-        std::fprintf(stderr, "--shared-min-reuse takes a reuse of 0 or more\n");
-        return 2;
-      }
-    } else if (!std::strcmp(argv[i], "--dense") && i + 1 < argc) {
-      const std::string order = argv[++i];
-      if (order != "col" && order != "row") {
-        std::fprintf(stderr, "--dense takes row or col\n");
-        return 2;
-      }
-      dense_col_major = order == "col";
-    } else dir = argv[i];
-  }
+        if (precs.empty()) throw Error("--prec needs at least one precision");
+      } else if (cl.is("--row-chunk")) {
+        row_chunk = static_cast<int>(cl.integer(1, std::numeric_limits<int>::max()));
+      } else if (cl.is("--shared-min-reuse")) {
+        shared_min_reuse = cl.double_value();
+        if (!(shared_min_reuse >= 0)) throw Error("--shared-min-reuse takes a reuse of 0 or more");
+      } else if (cl.is("--dense")) {
+        const std::string order = cl.text();
+        if (order != "col" && order != "row") throw Error("--dense takes row or col");
+        dense_col_major = order == "col";
+      } else if (cl.is_option()) cl.reject();
+      else dir = cl.arg();
+    }
+  });
+  if (status) return *status;
   const bool tune_warm = tune_cache_arg.empty() ? warm_l2 : tune_cache_arg == "warm";
   tune_cache = tune_warm ? kc::TcaTuneCache::WarmL2 : kc::TcaTuneCache::ColdL2;
   if (kernel_choice == "tc" && std::find(precs.begin(), precs.end(), "fp64") != precs.end()) {

@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "tca_harness.hpp"
+#include "tessera/core/command_line.hpp"
 #include "tessera/kernels/spmm/cuda/spmm_tca.hpp"
 
 namespace kc = tessera::kernels::cuda;
@@ -128,11 +129,16 @@ void run_config(const Csr& A, const kc::TcaPlan& plan, const Config& cfg, std::i
 int main(int argc, char** argv) {
   std::string dir = ".tca_data";
   bool quick = false, real_only = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--quick")) quick = true;
-    else if (!std::strcmp(argv[i], "--real-only")) real_only = true;
-    else dir = argv[i];
-  }
+  const auto status = tessera::walk_command_line("spmm_tca_check", [&] {
+    for (tessera::CommandLine cl(argc, argv, "usage: spmm_tca_check [matrix_dir] [--quick] [--real-only]\n");
+         cl.next();) {
+      if (cl.is("--quick")) quick = true;
+      else if (cl.is("--real-only")) real_only = true;
+      else if (cl.is_option()) cl.reject();
+      else dir = cl.arg();
+    }
+  });
+  if (status) return *status;
   try {
     const Config tc16{kc::TcaType::F16, kc::TcaKernel::TensorCore, "fp16/TensorCore", 2e-3};
     const Config tcbf{kc::TcaType::BF16, kc::TcaKernel::TensorCore, "bf16/TensorCore", 1e-2};

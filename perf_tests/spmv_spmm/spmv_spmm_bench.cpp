@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include <KokkosSparse_spmv.hpp>
 #include <benchmark/benchmark.h>
 
+#include "../common/benchmark_command_line.hpp"
 #include "tessera/tessera.hpp"
 
 namespace {
@@ -84,19 +86,17 @@ void register_matrix(const std::string& name, const Matrix& A, std::int64_t n) {
 
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
-  benchmark::Initialize(&argc, argv);
   const char* env = std::getenv("TESSERA_DATA_DIR");
   std::string dir = std::string(env && *env ? env : "../shared/data") + "/matrices";
   std::int64_t n = 32;
-  for (int a = 1; a < argc; ++a) {
-    const std::string s = argv[a];
-    if (s == "--matrices" && a + 1 < argc) dir = argv[++a];
-    else if (s == "--n" && a + 1 < argc) n = std::stoll(argv[++a]);
-    else {
-      std::fprintf(stderr, "unknown argument %s\nusage: spmv_spmm_bench [--matrices DIR] [--n N] [benchmark flags]\n", argv[a]);
-      return 2;
-    }
-  }
+  const auto status = tessera_bench::benchmark_command_line(
+      argc, argv, "spmv_spmm_bench", "usage: spmv_spmm_bench [--matrices DIR] [--n N] [benchmark flags]\n",
+      [&](tessera::CommandLine& cl) {
+        if (cl.is("--matrices")) dir = cl.text();
+        else if (cl.is("--n")) n = cl.integer(1, std::numeric_limits<std::int64_t>::max());
+        else cl.reject();
+      });
+  if (status) return *status;
   std::vector<std::filesystem::path> files;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec))

@@ -12,7 +12,9 @@
 //   tensor_workspace_bench [google benchmark flags]
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <random>
 #include <string>
 #include <utility>
@@ -21,6 +23,7 @@
 #include <Kokkos_Core.hpp>
 #include <benchmark/benchmark.h>
 
+#include "../common/benchmark_command_line.hpp"
 #include "tessera/core/io/tns.hpp"
 #include "tessera/formats/convert.hpp"
 #include "tessera/kernels/mttkrp/mttkrp.hpp"
@@ -156,9 +159,18 @@ void register_all(const std::string& data_dir) {
 
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
-  benchmark::Initialize(&argc, argv);
+  const auto status = tessera_bench::benchmark_command_line(
+      argc, argv, "tensor_workspace_bench", "usage: tensor_workspace_bench [benchmark flags]\n",
+      [](tessera::CommandLine& cl) { cl.reject(); });
+  if (status) return *status;
   const char* data = std::getenv("TESSERA_DATA_DIR");
-  register_all(data ? data : "../shared/data");
+  try {
+    register_all(data ? data : "../shared/data");
+  } catch (const std::exception& e) {  // no data folder, an unreadable tensor
+    std::fprintf(stderr, "tensor_workspace_bench: error: %s\n", e.what());
+    benchmark::ClearRegisteredBenchmarks();  // those registered so far hold Views
+    return 2;
+  }
   benchmark::RunSpecifiedBenchmarks();
   // The registered lambdas hold Kokkos Views: release them before Kokkos finalizes.
   benchmark::ClearRegisteredBenchmarks();

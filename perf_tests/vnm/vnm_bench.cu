@@ -5,26 +5,21 @@
 // Timing: CUDA events, warm-ups then the median of --reps runs, cuBLAS's and ours interleaved.
 // Shapes: 4096^3, then the LLM linear-layer set (m in {256..4096} x 20 (n, k) pairs).
 // Sparsities: 16:32, 12:32, 8:32, 4:32 (50, 62.5, 75, 87.5 %).
-// Usage: vnm_bench [--reps R] [--only-4096] [--shape MxNxK]... [--l L] [--layout auto|plain|packed]
-//                  [--copier auto|producer|warp0] [--a-staging auto|panels|row-boxes] [--sweep] [--col-major]
-//   --shape replaces the shape list (repeatable; k a multiple of 32, n of L); --copier forces who
-//   issues the copies (VnmCopier: the producer warpgroup needs a compute capability 9.0 device);
-//   --a-staging where row-major A comes from (VnmAStaging; row boxes only where they apply).
-//   --sweep also times every (row tile, split-K) launch per case and prints them as "sweep" lines
-//   after the table (the data the launch model's constants are read from).
+// Options: kUsage below (vnm_bench --help).
 #include <cublas_v2.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "../common/event_timing.hpp"
+#include "tessera/core/command_line.hpp"
 #include "vnm_harness.hpp"
 
 namespace kc = tessera::kernels::cuda;
@@ -88,6 +83,29 @@ struct Row {
   std::string launch;
 };
 
+constexpr const char* kUsage =
+    "usage: vnm_bench [--reps R] [--only-4096] [--shape MxNxK]... [--l L] [--layout auto|plain|packed]\n"
+    "                 [--copier auto|producer|warp0] [--a-staging auto|panels|row-boxes] [--sweep] [--col-major]\n"
+    "  --shape replaces the shape list (repeatable; k a multiple of 32, n of L); --copier forces who\n"
+    "  issues the copies (VnmCopier: the producer warpgroup needs a compute capability 9.0 device);\n"
+    "  --a-staging where row-major A comes from (VnmAStaging; row boxes only where they apply).\n"
+    "  --sweep also times every (row tile, split-K) launch per case and prints them as \"sweep\" lines\n"
+    "  after the table (the data the launch model's constants are read from).\n";
+
+// "MxNxK" with three positive extents, nothing else.
+std::array<std::int64_t, 3> parse_shape(const std::string& text) {
+  std::array<std::int64_t, 3> shape{};
+  std::size_t from = 0;
+  for (int d = 0; d < 3; ++d) {
+    const std::size_t x = d < 2 ? text.find('x', from) : std::string::npos;
+    if (d < 2 && x == std::string::npos) throw tessera::Error("--shape wants MxNxK, got '" + text + "'");
+    shape[d] = tessera::parse_integer(text.substr(from, x - from), "--shape (in '" + text + "')", 1,
+                                      std::numeric_limits<std::int64_t>::max());
+    from = x + 1;
+  }
+  return shape;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -97,27 +115,24 @@ int main(int argc, char** argv) {
   bool col_major = false;
   std::vector<std::array<std::int64_t, 3>> only_shapes;
   bool sweep = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--only-4096")) only_4096 = true;
-    else if (!std::strcmp(argv[i], "--l") && i + 1 < argc) L = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--layout") && i + 1 < argc) layout = argv[++i];
-    else if (!std::strcmp(argv[i], "--copier") && i + 1 < argc) copier = argv[++i];
-    else if (!std::strcmp(argv[i], "--a-staging") && i + 1 < argc) a_staging = argv[++i];
-    else if (!std::strcmp(argv[i], "--sweep")) sweep = true;
-    else if (!std::strcmp(argv[i], "--col-major")) col_major = true;
-    else if (!std::strcmp(argv[i], "--shape") && i + 1 < argc) {
-      long long m = 0, n = 0, k = 0;
-      if (std::sscanf(argv[++i], "%lldx%lldx%lld", &m, &n, &k) != 3 || m <= 0 || n <= 0 || k <= 0) {
-        std::fprintf(stderr, "vnm_bench: --shape wants MxNxK with positive extents, got '%s'\n", argv[i]);
-        return 2;
-      }
-      only_shapes.push_back({m, n, k});
-    } else {
-      std::fprintf(stderr, "vnm_bench: unknown or incomplete argument '%s' (see the usage at the top of vnm_bench.cu)\n",
-                   argv[i]);
-      return 2;
+  const auto status = tessera::walk_command_line("vnm_bench", [&] {
+    for (tessera::CommandLine cl(argc, argv, kUsage); cl.next();) {
+      if (cl.is("--reps")) reps = static_cast<int>(cl.integer(1, 1000000));
+      else if (cl.is("--only-4096")) only_4096 = true;
+      else if (cl.is("--l")) L = cl.int_value();
+      else if (cl.is("--layout")) layout = cl.text();
+      else if (cl.is("--copier")) copier = cl.text();
+      else if (cl.is("--a-staging")) a_staging = cl.text();
+      else if (cl.is("--sweep")) sweep = true;
+      else if (cl.is("--col-major")) col_major = true;
+      else if (cl.is("--shape")) only_shapes.push_back(parse_shape(cl.text()));
+      else cl.reject();
     }
+  });
+  if (status) return *status;
+  if (L != 4 && L != 8 && L != 16 && L != 32 && L != 64) {
+    std::fprintf(stderr, "vnm_bench: --l must be 4, 8, 16, 32 or 64\n");
+    return 2;
   }
   // B is generated as whole windows and column groups (scatter_vnm): other shapes are
   // vnm_check's business.
@@ -129,6 +144,10 @@ int main(int argc, char** argv) {
     }
   if (a_staging != "auto" && a_staging != "panels" && a_staging != "row-boxes") {
     std::fprintf(stderr, "vnm_bench: --a-staging must be auto, panels or row-boxes\n");
+    return 2;
+  }
+  if (layout != "auto" && layout != "plain" && layout != "packed") {
+    std::fprintf(stderr, "vnm_bench: --layout must be auto, plain or packed\n");
     return 2;
   }
   if (copier != "auto" && copier != "producer" && copier != "warp0") {

@@ -7,11 +7,11 @@
 // Usage: vnm_check [--quick]
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <random>
 #include <utility>
 #include <vector>
 
+#include "tessera/core/command_line.hpp"
 #include "vnm_harness.hpp"
 
 namespace kc = tessera::kernels::cuda;
@@ -115,7 +115,14 @@ void run_case(std::int64_t m, std::int64_t k, std::int64_t n, tessera::VnmPatter
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false;
+  const auto status = tessera::walk_command_line("vnm_check", [&] {
+    for (tessera::CommandLine cl(argc, argv, "usage: vnm_check [--quick]\n"); cl.next();) {
+      if (cl.is("--quick")) quick = true;
+      else cl.reject();
+    }
+  });
+  if (status) return *status;
   std::mt19937_64 rng(20261122);
   try {
     // Every N:M and L, odd shapes, automatic launch, plain and packed.

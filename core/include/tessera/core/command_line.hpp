@@ -1,0 +1,127 @@
+#pragma once
+// Strict command-line walking for programs built on Tessera (the examples, the perf
+// programs, a user's own pipeline): an option's value must be a whole number of its type,
+// so "--n 4x" or "--n abc" is an error that names the option instead of the 4 that atoi or
+// std::stoi would read (or the std::invalid_argument that ends a program in std::terminate).
+// Header-only, no Kokkos.
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessera/core/error.hpp"
+
+namespace tessera {
+
+// `text` as an integer in [lo, hi], the whole of it; `what` names the value in the error
+// ("--n wants an integer, got '4x'").
+inline long long parse_integer(const std::string& text, const std::string& what,
+                               long long lo = std::numeric_limits<long long>::min(),
+                               long long hi = std::numeric_limits<long long>::max()) {
+  char* end = nullptr;
+  errno = 0;
+  const long long x = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0') throw Error(what + " wants an integer, got '" + text + "'");
+  if (errno == ERANGE || x < lo || x > hi)
+    throw Error(what + " wants an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + text);
+  return x;
+}
+
+// `text` as a finite or infinite double, the whole of it.
+inline double parse_real(const std::string& text, const std::string& what) {
+  char* end = nullptr;
+  errno = 0;
+  const double x = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno == ERANGE) throw Error(what + " wants a number, got '" + text + "'");
+  return x;
+}
+
+// Thrown once -h or --help has printed the usage, so that the program ends with status 0
+// through its normal exit path (Kokkos and MPI finalized) rather than std::exit from
+// inside the parser.
+struct HelpShown {};
+
+// Walks argv left to right:
+//   for (tessera::CommandLine cl(argc, argv, usage); cl.next();)
+//     if (cl.is("--n")) n = cl.int_value();
+//     else if (cl.is("--sizes")) sizes = cl.int64_list();
+//     else if (cl.is_option()) cl.reject();
+//     else path = cl.arg();
+// -h and --help print `usage` (nothing if it is empty, e.g. on all but one MPI rank) and
+// throw HelpShown. Errors are tessera::Error.
+class CommandLine {
+ public:
+  CommandLine(int argc, char** argv, std::string usage) : argc_(argc), argv_(argv), usage_(std::move(usage)) {}
+
+  bool next() {
+    if (++at_ >= argc_) return false;
+    arg_ = argv_[at_];
+    if (arg_ == "-h" || arg_ == "--help") {
+      std::printf("%s", usage_.c_str());
+      throw HelpShown{};
+    }
+    return true;
+  }
+  const std::string& arg() const { return arg_; }
+  bool is(const char* option) const { return arg_ == option; }
+  bool is_option() const { return arg_.size() > 1 && arg_[0] == '-'; }
+  // The current argument is not one the program takes.
+  [[noreturn]] void reject() const {
+    throw Error((is_option() ? "unknown option " : "unexpected argument ") + arg_ + " (--help lists them)");
+  }
+
+  // The option's value: the next argument.
+  std::string text() {
+    if (at_ + 1 >= argc_) throw Error(arg_ + " needs a value");
+    return argv_[++at_];
+  }
+  long long integer(long long lo, long long hi) { return parse_integer(text(), arg_, lo, hi); }
+  int int_value() { return static_cast<int>(integer(std::numeric_limits<int>::min(), std::numeric_limits<int>::max())); }
+  std::int64_t int64_value() {
+    return integer(std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max());
+  }
+  double double_value() { return parse_real(text(), arg_); }
+  // A comma-separated list of integers ("32,64,128"); an empty item is an error.
+  std::vector<std::int64_t> int64_list() {
+    const std::string v = text();
+    std::vector<std::int64_t> out;
+    for (std::size_t from = 0;;) {
+      const std::size_t comma = v.find(',', from);
+      out.push_back(parse_integer(v.substr(from, comma - from), arg_));
+      if (comma == std::string::npos) return out;
+      from = comma + 1;
+    }
+  }
+
+ private:
+  int argc_;
+  char** argv_;
+  std::string usage_;
+  int at_ = 0;
+  std::string arg_;
+};
+
+// Runs `walk`, a program's loop over a CommandLine: the exit status to end with when the
+// program should end (0 after --help, 2 after an error, which goes to stderr as
+// "<program>: error: <what>" unless `report` is false, as on all but one MPI rank),
+// std::nullopt to go on:
+//   if (const auto status = tessera::walk_command_line("prog", [&] { for (...) ...; })) return *status;
+template <class Walk>
+std::optional<int> walk_command_line(const char* program, Walk walk, bool report = true) {
+  try {
+    walk();
+  } catch (const HelpShown&) {
+    return 0;
+  } catch (const Error& e) {
+    if (report) std::fprintf(stderr, "%s: error: %s\n", program, e.what());
+    return 2;
+  }
+  return std::nullopt;
+}
+
+}  // namespace tessera
