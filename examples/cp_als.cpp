@@ -51,7 +51,7 @@ Args parse_args(int argc, char** argv) {
     else if (cl.is("--tol")) args.tol = cl.double_value();
     else if (cl.is("--seed")) args.seed = static_cast<unsigned>(cl.integer(0, std::numeric_limits<unsigned>::max()));
     else if (cl.is_option()) cl.reject();
-    else args.path = cl.arg();
+    else args.path = cl.single_argument();
   }
   if (args.rank < 1 || args.iters < 1 || !(args.tol >= 0)) throw tessera::Error("--rank and --iters must be positive, --tol >= 0");
   return args;

@@ -57,7 +57,7 @@ Args parse_args(int argc, char** argv, bool root) {
     else if (cl.is("--max-iters")) args.max_iters = cl.int_value();
     else if (cl.is("--every")) args.every = cl.int_value();
     else if (cl.is_option()) cl.reject();
-    else args.path = cl.arg();
+    else args.path = cl.single_argument();
   }
   if (args.grid < 1 || args.max_iters < 1 || args.every < 1)
     throw tessera::Error("--poisson, --max-iters and --every must be positive");

@@ -47,7 +47,7 @@ Args parse_args(int argc, char** argv) {
     else if (cl.is("--out")) args.out = cl.int_value();
     else if (cl.is("--reps")) args.reps = cl.int_value();
     else if (cl.is_option()) cl.reject();
-    else args.path = cl.arg();
+    else args.path = cl.single_argument();
   }
   if (args.n < 1 || args.out < 1 || args.reps < 1) throw tessera::Error("--n, --out and --reps must be positive");
   return args;

@@ -36,7 +36,7 @@ Args parse_args(int argc, char** argv) {
     else if (cl.is("--reps")) args.reps = cl.int_value();
     else if (cl.is("--grid")) args.grid = cl.int_value();
     else if (cl.is_option()) cl.reject();
-    else args.path = cl.arg();
+    else args.path = cl.single_argument();
   }
   if (args.n < 1 || args.reps < 1 || args.grid < 1) throw tessera::Error("--n, --reps and --grid must be positive");
   return args;

@@ -76,7 +76,7 @@ Args parse_args(int argc, char** argv, bool root) {
     else if (cl.is("--spmm-loop")) args.spmm.host_loop = parse_loop(cl.text());
     else if (cl.is("--spmm-stores")) args.spmm.output_stores = parse_stores(cl.text());
     else if (cl.is_option()) cl.reject();
-    else args.path = cl.arg();
+    else args.path = cl.single_argument();
   }
   if (args.grid <= 0 && args.path.empty()) throw tessera::Error("give --poisson N or a matrix file");
   return args;

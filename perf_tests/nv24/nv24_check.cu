@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
     for (tessera::CommandLine cl(argc, argv, "usage: nv24_check [matrix_dir] [--quick]\n"); cl.next();) {
       if (cl.is("--quick")) quick = true;
       else if (cl.is_option()) cl.reject();
-      else dir = cl.arg();
+      else dir = cl.single_argument();
     }
   });
   if (status) return *status;

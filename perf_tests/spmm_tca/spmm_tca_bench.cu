@@ -284,7 +284,7 @@ int main(int argc, char** argv) {
         if (order != "col" && order != "row") throw Error("--dense takes row or col");
         dense_col_major = order == "col";
       } else if (cl.is_option()) cl.reject();
-      else dir = cl.arg();
+      else dir = cl.single_argument();
     }
   });
   if (status) return *status;

@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
       if (cl.is("--quick")) quick = true;
       else if (cl.is("--real-only")) real_only = true;
       else if (cl.is_option()) cl.reject();
-      else dir = cl.arg();
+      else dir = cl.single_argument();
     }
   });
   if (status) return *status;

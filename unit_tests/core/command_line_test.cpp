@@ -109,6 +109,12 @@ TEST(CommandLine, NamesTheOptionOfEveryError) {
   EXPECT_EQ(walk_error({"--sizes", "32,6x"}, list_option), "--sizes wants an integer, got '6x'");
 }
 
+TEST(CommandLine, TakesOnePositionalArgument) {
+  auto path_option = [](tessera::CommandLine& cl) { cl.single_argument(); };
+  EXPECT_EQ(walk_error({"a.mtx"}, path_option), "");
+  EXPECT_EQ(walk_error({"a.mtx", "b.mtx"}, path_option), "unexpected second argument b.mtx (the program takes one)");
+}
+
 TEST(CommandLine, HelpPrintsTheUsageAndThrowsHelpShown) {
   for (const char* help : {"-h", "--help"}) {
     Argv a({"--n", "4", help, "--n", "bad"});

@@ -51,7 +51,7 @@ struct HelpShown {};
 //     if (cl.is("--n")) n = cl.int_value();
 //     else if (cl.is("--sizes")) sizes = cl.int64_list();
 //     else if (cl.is_option()) cl.reject();
-//     else path = cl.arg();
+//     else path = cl.single_argument();
 // -h and --help print `usage` (nothing if it is empty, e.g. on all but one MPI rank) and
 // throw HelpShown. Errors are tessera::Error.
 class CommandLine {
@@ -68,6 +68,12 @@ class CommandLine {
     return true;
   }
   const std::string& arg() const { return arg_; }
+  // The current argument as the program's one positional argument: a second one is an
+  // error, not a silent replacement of the first.
+  const std::string& single_argument() {
+    if (++positional_ > 1) throw Error("unexpected second argument " + arg_ + " (the program takes one)");
+    return arg_;
+  }
   bool is(const char* option) const { return arg_ == option; }
   bool is_option() const { return arg_.size() > 1 && arg_[0] == '-'; }
   // The current argument is not one the program takes.
@@ -103,6 +109,7 @@ class CommandLine {
   char** argv_;
   std::string usage_;
   int at_ = 0;
+  int positional_ = 0;
   std::string arg_;
 };
 
