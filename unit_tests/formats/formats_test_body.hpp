@@ -271,6 +271,36 @@ TYPED_TEST(Formats, AdoptedArraysAreValidated) {
   EXPECT_THROW(make({0, 1, 3}, {2, 0, 1}, {1, 2}), tessera::FormatError);   // vals too short
 }
 
+// Dense positions past int64 (2^30 x 2^30 x 16 = 2^64) or past the encoding's offsets must be
+// refused, not wrapped into a small count that empty arrays would then satisfy.
+TYPED_TEST(Formats, AdoptedDenseLevelsAreCountedWithoutOverflow) {
+  using Dense3 = tessera::Dense<3>;
+  using Dense3x64 = tessera::WithIndexTypes<Dense3, std::int64_t, std::int64_t>;
+  const typename tessera::Tensor<double, Dense3x64, TypeParam>::Storage empty64;
+  const std::int64_t big = std::int64_t{1} << 30;
+  try {
+    (void)tessera::from_arrays<double, Dense3x64, TypeParam>({big, big, 16}, empty64);
+    FAIL() << "2^64 dense positions accepted";
+  } catch (const tessera::OverflowError& e) {
+    EXPECT_NE(std::string(e.what()).find("more positions than int64 can count"), std::string::npos) << e.what();
+  }
+  const typename tessera::Tensor<double, Dense3, TypeParam>::Storage empty;
+  EXPECT_THROW((tessera::from_arrays<double, Dense3, TypeParam>({big, big, 1}, empty)), tessera::OverflowError);
+  EXPECT_THROW((tessera::from_arrays<double, Dense3, TypeParam>({2, 3, 4}, empty)), tessera::FormatError);
+}
+
+// to_dense sizes its array from the shape: a shape whose elements or bytes overflow is an
+// error before anything is allocated or written.
+TYPED_TEST(Formats, ToDenseRefusesShapesThatOverflow) {
+  const std::int64_t big = std::int64_t{1} << 30;
+  const auto csf = tessera::from_coo<double, tessera::CSF<3>, TypeParam>(HostCoo<double>{{big, big, 2}, {5, 7, 1}, {1.0}});
+  EXPECT_THROW((void)tessera::to_dense(csf), tessera::OverflowError);  // 2^61 elements, 2^64 bytes
+  using Dcsr64 = tessera::WithIndexTypes<tessera::DCSR, std::int64_t, std::int64_t>;
+  const std::int64_t huge = std::int64_t{1} << 32;
+  const auto dcsr = tessera::from_coo<double, Dcsr64, TypeParam>(HostCoo<double>{{huge, huge}, {5, 7}, {1.0}});
+  EXPECT_THROW((void)tessera::to_dense(dcsr), tessera::OverflowError);  // 2^64 elements
+}
+
 #ifdef TESSERA_HAVE_KOKKOSKERNELS
 TYPED_TEST(Formats, CrsMatrixInteropSharesArrays) {
   const auto coo = tessera_test::random_coo({50, 70}, 500, 3);

@@ -150,6 +150,7 @@ DenseView<T, Enc::order, Space> to_dense(const Tensor<T, Enc, Space>& tensor) {
   constexpr int N = Enc::order;
   using Result = DenseView<T, N, Space>;
   const auto& s = tensor.shape();
+  detail::checked_dense_elements(s, sizeof(T), "to_dense");
   Kokkos::LayoutRight layout;
   for (int m = 0; m < N; ++m) layout.dimension[m] = static_cast<std::size_t>(s[m]);
   auto host = Kokkos::create_mirror_view(Result("tessera::dense", layout));

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/core/checked_count.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/formats/encoding.hpp"
 
@@ -49,11 +50,9 @@ HostLevels<Enc, T> pack_sorted(const std::array<std::int64_t, Enc::order>& shape
     const auto& key = keys[l];
     switch (Enc::level_kinds[l]) {
       case LevelKind::Dense: {
-        if (extent != 0 && parent_count > std::numeric_limits<std::int64_t>::max() / extent)
-          throw OverflowError("dense level " + std::to_string(l) + " has more positions than int64 can count");
-        for (std::int64_t n = 0; n < nnz; ++n) parent[n] = parent[n] * extent + key[n];
-        parent_count *= extent;
+        parent_count = checked_count_product(parent_count, extent, "dense level " + std::to_string(l));
         check_fits<Offset>(parent_count, "dense level size");
+        for (std::int64_t n = 0; n < nnz; ++n) parent[n] = parent[n] * extent + key[n];
         break;
       }
       case LevelKind::Compressed:

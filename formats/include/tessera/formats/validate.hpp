@@ -26,7 +26,8 @@ void validate(const Tensor<T, Enc, Space>& tensor) {
     const auto& crd = host.crd[l];
     switch (Enc::level_kinds[l]) {
       case LevelKind::Dense:
-        parent_count *= extent;
+        parent_count = detail::checked_count_product(parent_count, extent, level_name(l));
+        detail::check_fits<typename Enc::offset_type>(parent_count, "dense level size");
         break;
       case LevelKind::Compressed:
       case LevelKind::CompressedNonUnique: {

@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "tessera/core/checked_count.hpp"
 #include "tessera/core/error.hpp"
 
 namespace tessera::workspace {
@@ -23,9 +24,7 @@ class KeySpace {
       if (extents_[l] > std::numeric_limits<std::int32_t>::max())
         throw OverflowError("workspace: extent " + std::to_string(extents_[l]) + " of output level " +
                             std::to_string(l) + " does not fit 32-bit coordinates");
-      if (extents_[l] != 0 && size_ > std::numeric_limits<std::int64_t>::max() / extents_[l])
-        throw OverflowError("workspace: the output has more than 2^63 positions");
-      size_ *= extents_[l];
+      size_ = tessera::detail::checked_count_product(size_, extents_[l], "workspace: the output");
     }
   }
 
