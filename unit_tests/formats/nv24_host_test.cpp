@@ -5,6 +5,7 @@
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <set>
 #include <string>
@@ -119,6 +120,20 @@ TYPED_TEST(Nv24Format, TiesKeepTheEarlierEntries) {
   const std::vector<double> B = {1, 0.5, 1, -3, 1, 3, 1, 0.5};
   const auto W = tessera::prune_nv24(to_view<double, Space>(B, 4, 2));
   EXPECT_EQ(from_view(tessera::to_dense(W)), (std::vector<double>{1, 0, 1, -3, 0, 3, 0, 0}));
+}
+
+// A NaN ranks above every magnitude wherever it sits in its group: it is kept (and shows
+// in the products) rather than dropped for a smaller number.
+TYPED_TEST(Nv24Format, NaNsAreKeptAsTheLargest) {
+  using Space = TypeParam;
+  const double nan = std::nan("");
+  // columns: [1, NaN, 2, 3] -> NaN and 3; [NaN, 1, 2, 3] -> NaN and 3; [5, 1, NaN, NaN] -> both NaNs
+  const std::vector<double> B = {1, nan, 5, nan, 1, 1, 2, 2, nan, 3, 3, nan};
+  const auto pruned = from_view(tessera::to_dense(tessera::prune_nv24(to_view<double, Space>(B, 4, 3))));
+  const std::vector<double> expected = {0, nan, 0, nan, 0, 0, 0, 0, nan, 3, 3, nan};
+  ASSERT_EQ(pruned.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    EXPECT_TRUE(std::isnan(expected[i]) ? std::isnan(pruned[i]) : pruned[i] == expected[i]) << "entry " << i;
 }
 
 TYPED_TEST(Nv24Format, NonConformingWeightNamesTheFirstOffendingGroup) {

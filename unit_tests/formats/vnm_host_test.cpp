@@ -89,6 +89,24 @@ TEST(VnmPrune, KeepsTheLargestVectorsAndPads) {
   }
 }
 
+// A vector holding a NaN has a NaN norm, which ranks above every norm: it is kept (and
+// shows in the products) rather than dropped, and the ranking stays a valid sort order.
+TEST(VnmPrune, NaNVectorsAreKeptAsTheLargest) {
+  const double nan = std::nan("");
+  const VnmPattern p{2, 4, 4};
+  // one window of 4 rows, one group of 4 columns; norms NaN, 2, 3, 4 -> rows 0 and 3 kept
+  std::vector<double> dense(16);
+  for (int j = 0; j < 4; ++j) dense[j] = 1, dense[4 + j] = 1, dense[8 + j] = 1.5, dense[12 + j] = 2;
+  dense[1] = nan;
+  const auto pruned = tessera::to_dense(tessera::prune_vnm<Host>(to_view<double, Host>(dense, 4, 4, "dense"), p));
+  for (int j = 0; j < 4; ++j) {
+    EXPECT_TRUE(j == 1 ? std::isnan(pruned(0, j)) : pruned(0, j) == 1.0) << "column " << j;
+    EXPECT_EQ(pruned(1, j), 0.0);
+    EXPECT_EQ(pruned(2, j), 0.0);
+    EXPECT_EQ(pruned(3, j), 2.0);
+  }
+}
+
 TEST(VnmEncode, RoundTripsThroughDense) {
   for (const VnmPattern& p : some_patterns()) {
     const std::int64_t k = 5 * p.m - 1, n = 3 * p.l - 1;

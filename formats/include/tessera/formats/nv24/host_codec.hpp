@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "tessera/core/error.hpp"
+#include "tessera/formats/magnitude_order.hpp"
 #include "tessera/formats/nv24/layout.hpp"
 
 namespace tessera::nv24 {
@@ -32,13 +33,13 @@ void encode(std::int64_t k, std::int64_t n, Get&& get, ToT&& to_t, bool prune, T
       }
       int i0, i1;
       if (prune) {
-        // two largest magnitudes, earlier index on ties
+        // two largest magnitudes (NaN largest), earlier index on ties
         i0 = 0;
         for (int p = 1; p < kGroup; ++p)
-          if (std::fabs(v[p]) > std::fabs(v[i0])) i0 = p;
+          if (tessera::detail::larger_magnitude(std::fabs(v[p]), std::fabs(v[i0]))) i0 = p;
         i1 = i0 == 0 ? 1 : 0;
         for (int p = 0; p < kGroup; ++p)
-          if (p != i0 && std::fabs(v[p]) > std::fabs(v[i1])) i1 = p;
+          if (p != i0 && tessera::detail::larger_magnitude(std::fabs(v[p]), std::fabs(v[i1]))) i1 = p;
       } else {
         int kept[kGroup], count = 0;
         for (int p = 0; p < kGroup; ++p)

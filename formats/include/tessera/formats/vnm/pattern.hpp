@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "tessera/core/error.hpp"
+#include "tessera/formats/magnitude_order.hpp"
 
 namespace tessera {
 
@@ -116,7 +117,8 @@ void fill_vnm_window(const T* dense, std::int64_t ld, const VnmExtents& e, const
 }  // namespace detail
 
 // Prunes a dense row-major k x n matrix (leading dimension ld) to VNM: in every window and
-// column group the N vectors of largest L2 norm are kept (ties: the lower position).
+// column group the N vectors of largest L2 norm are kept (ties: the lower position; a norm
+// of NaN counts as the largest, so a NaN weight is kept).
 // vals must hold e.stored_rows * e.padded_cols values, meta e.stored_rows * e.groups.
 template <class T>
 void prune_vnm_host(const T* dense, std::int64_t ld, const VnmExtents& e, const VnmPattern& p, T* vals,
@@ -126,7 +128,8 @@ void prune_vnm_host(const T* dense, std::int64_t ld, const VnmExtents& e, const 
       [&](std::int64_t, std::int64_t, const std::vector<double>& magnitude, const std::vector<char>&) {
         std::vector<int> order(p.m);
         std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return magnitude[a] > magnitude[b]; });
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int a, int b) { return detail::larger_magnitude(magnitude[a], magnitude[b]); });
         order.resize(p.n);
         return order;
       },
