@@ -3,6 +3,10 @@
 // Oracle: tessera::reference (serial, double, straight from the COO triplets).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <utility>
+#include <vector>
+
 #include "spmv_spmm_checks.hpp"
 #include "tessera_test/data.hpp"
 
@@ -61,6 +65,41 @@ TYPED_TEST(Kernels, MismatchedShapesAreRejected) {
   EXPECT_NO_THROW(tessera::spmm(1.0, A, B34, 0.0, C54));
   EXPECT_THROW(tessera::spmm(1.0, A, B44, 0.0, C54), tessera::ShapeError);
   EXPECT_THROW(tessera::spmm(1.0, A, B34, 0.0, C53), tessera::ShapeError);
+}
+
+// An output on the memory of an input would make the result depend on thread order: refused.
+// Columns of one row-major matrix interleave without sharing elements: accepted (and right).
+TYPED_TEST(Kernels, OutputsOverlappingInputsAreRejected) {
+  using Mem = typename TypeParam::memory_space;
+  const auto A = tessera::from_coo<double, tessera::CSR, TypeParam>(tessera_test::random_coo({4, 4}, 10, 2));
+  Kokkos::View<double*, Mem> v("v", 8);
+  const auto v03 = Kokkos::subview(v, std::make_pair(0, 4)), v25 = Kokkos::subview(v, std::make_pair(2, 6)),
+             v47 = Kokkos::subview(v, std::make_pair(4, 8));
+  try {
+    tessera::spmv(1.0, A, v03, 0.0, v03);
+    FAIL() << "y aliasing x accepted";
+  } catch (const tessera::AliasError& e) {
+    EXPECT_STREQ(e.what(), "spmv: y overlaps x, which it reads; pass y its own memory");
+  }
+  EXPECT_THROW(tessera::spmv(1.0, A, v03, 0.0, v25), tessera::AliasError);
+  EXPECT_NO_THROW(tessera::spmv(1.0, A, v03, 0.0, v47));
+  Kokkos::View<double**, Mem> B("B", 4, 4);
+  EXPECT_THROW(tessera::spmm(1.0, A, B, 0.0, B), tessera::AliasError);
+
+  // V(:, 1) = A V(:, 0) with V row-major (strided columns whose ranges interleave).
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> V("V", 4, 2);
+  auto V_host = Kokkos::create_mirror_view(V);
+  for (int i = 0; i < 4; ++i) V_host(i, 0) = i + 1.0, V_host(i, 1) = std::nan("");
+  Kokkos::deep_copy(V, V_host);
+  ASSERT_NO_THROW(tessera::spmv(1.0, A, Kokkos::subview(V, Kokkos::ALL, 0), 0.0, Kokkos::subview(V, Kokkos::ALL, 1)));
+  Kokkos::deep_copy(V_host, V);
+  const auto coo = tessera_test::random_coo({4, 4}, 10, 2);
+  std::vector<double> expected(4, 0.0);
+  for (std::int64_t e = 0; e < coo.nnz(); ++e) expected[coo.coord(e, 0)] += coo.values[e] * (coo.coord(e, 1) + 1.0);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(V_host(i, 1), expected[i], 1e-12) << "row " << i;  // values in [-1, 1], x <= 4
+    EXPECT_EQ(V_host(i, 0), i + 1.0) << "row " << i;
+  }
 }
 
 }  // namespace

@@ -125,4 +125,7 @@ TYPED_TEST(Nv24Spmm, RejectsMismatchedShapes) {
   EXPECT_THROW(tessera::nm_spmm(A, W, C_bad), tessera::ShapeError);
   EXPECT_THROW(tessera::nm_spmm(A, W, C_bad2), tessera::ShapeError);
   EXPECT_NO_THROW(tessera::nm_spmm(A, W, C));
+  // C on A's memory: A's first 32 columns would be overwritten while being read.
+  const auto C_on_A = Kokkos::subview(A, Kokkos::ALL, std::make_pair(0, 32));
+  EXPECT_THROW(tessera::nm_spmm(A, W, C_on_A), tessera::AliasError);
 }

@@ -127,6 +127,11 @@ TYPED_TEST(SlicedEllSpmv, MismatchedShapesAreRejected) {
     EXPECT_STREQ(e.what(), "spmv(SlicedEll): x.extent(0) is 4, expected 3");
   }
   EXPECT_THROW(tessera::spmv(TypeParam(), 1.0, ell, x3, 0.0, y4), tessera::ShapeError);
+  Kokkos::View<double*, typename TypeParam::memory_space> v("v", 8);
+  const auto x = Kokkos::subview(v, std::make_pair(0, 3));
+  EXPECT_THROW(tessera::spmv(TypeParam(), 1.0, ell, x, 0.0, Kokkos::subview(v, std::make_pair(2, 7))),
+               tessera::AliasError);
+  EXPECT_NO_THROW(tessera::spmv(TypeParam(), 1.0, ell, x, 0.0, Kokkos::subview(v, std::make_pair(3, 8))));
 }
 
 }  // namespace

@@ -57,6 +57,13 @@ class FormatError : public Error {
   using Error::Error;
 };
 
+// A kernel's output overlaps one of the inputs it reads (e.g. spmv with y and x on the same
+// memory): the result would depend on the order in which threads run.
+class AliasError : public Error {
+ public:
+  using Error::Error;
+};
+
 // The requested backend or algorithm was not compiled into this build.
 class NotCompiled : public Error {
  public:

@@ -22,6 +22,7 @@ void require_weight_product(const AView& A, std::int64_t k, std::int64_t n, cons
   require_extent("nm_spmm", "A.extent(1)", static_cast<std::int64_t>(A.extent(1)), k);
   require_extent("nm_spmm", "C.extent(0)", static_cast<std::int64_t>(C.extent(0)), static_cast<std::int64_t>(A.extent(0)));
   require_extent("nm_spmm", "C.extent(1)", static_cast<std::int64_t>(C.extent(1)), n);
+  require_disjoint("nm_spmm", "C", C, "A", A);
 }
 
 }  // namespace tessera::kernels

@@ -160,6 +160,7 @@ void spmm(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, 
   kernels::require_extent("spmm", "B.extent(0)", B.extent(0), A.extent(1));
   kernels::require_extent("spmm", "C.extent(0)", C.extent(0), A.extent(0));
   kernels::require_extent("spmm", "C.extent(1)", C.extent(1), B.extent(1));
+  kernels::require_disjoint("spmm", "C", C, "B", B);
   const auto& s = A.decompose();
   const SpmmAlgorithm algorithm = spmm_choose_algorithm(space, A, B, C, opts);
   if (algorithm == SpmmAlgorithm::Native) {

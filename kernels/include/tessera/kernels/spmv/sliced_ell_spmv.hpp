@@ -37,6 +37,7 @@ void spmv(const Space& space, typename SlicedEll<T>::value_type alpha, const Sli
                 "x and y must be accessible from the execution space");
   kernels::require_extent("spmv(SlicedEll)", "x.extent(0)", x.extent(0), A.cols);
   kernels::require_extent("spmv(SlicedEll)", "y.extent(0)", y.extent(0), A.rows);
+  kernels::require_disjoint("spmv(SlicedEll)", "y", y, "x", x);
   const std::int64_t slices = A.slices();
   if (slices == 0) return;
   Kokkos::Profiling::pushRegion("tessera::spmv[sliced_ell]");

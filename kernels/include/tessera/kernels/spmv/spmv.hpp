@@ -27,6 +27,7 @@ void spmv(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, 
                 "x and y must be accessible from A's execution space");
   kernels::require_extent("spmv", "x.extent(0)", x.extent(0), A.extent(1));
   kernels::require_extent("spmv", "y.extent(0)", y.extent(0), A.extent(0));
+  kernels::require_disjoint("spmv", "y", y, "x", x);
   const auto& s = A.decompose();
   Kokkos::Profiling::pushRegion("tessera::spmv[native]");
   kernels::impl::spmv_native(space, alpha, s.levels[1].pos, s.levels[1].crd, s.vals, x, beta, y, A.extent(0));
