@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,9 @@ double dot(MPI_Comm comm, const Vector& a, const Vector& b) {
 bool solve(const std::string& name, const Matrix& A, const Args& args) {
   MPI_Comm comm = A.comm();
   const bool root = tessera::dist::comm_rank(comm) == 0;
+  if (A.extent(0) != A.extent(1))
+    throw tessera::ShapeError("CG needs a square matrix; " + name + " is " + std::to_string(A.extent(0)) + " x " +
+                              std::to_string(A.extent(1)));
   if (root)
     std::printf("\n%s: %lld x %lld, %lld nonzeros, %d ranks\n", name.c_str(), static_cast<long long>(A.extent(0)),
                 static_cast<long long>(A.extent(1)), static_cast<long long>(A.nnz()), tessera::dist::comm_size(comm));
@@ -86,6 +90,8 @@ bool solve(const std::string& name, const Matrix& A, const Args& args) {
   Kokkos::deep_copy(r.local(), b.local());  // r = b - A·0
   Kokkos::deep_copy(p.local(), r.local());
   const double b_norm = std::sqrt(dot(comm, b, b));
+  if (!(b_norm > 0) || !std::isfinite(b_norm))
+    throw tessera::Error(name + ": |A 1| is " + std::to_string(b_norm) + ", not a right-hand side CG can solve for");
   double rr = dot(comm, r, r);
 
   MPI_Barrier(comm);
@@ -145,6 +151,11 @@ int main(int argc, char** argv) {
       // Library errors reach every rank (collective agreement): report once, exit cleanly.
       if (root) std::fprintf(stderr, "error: %s\n", e.what());
       status = 2;
+    } catch (const std::exception& e) {
+      // Anything else (std::bad_alloc) may have struck this rank alone while the others wait
+      // in a collective call: only ending the job frees them.
+      std::fprintf(stderr, "error on rank %d: %s\n", tessera::dist::comm_rank(MPI_COMM_WORLD), e.what());
+      MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }
   MPI_Finalize();

@@ -52,6 +52,7 @@ struct Args {
 
 Args parse_args(int argc, char** argv) {
   Args a;
+  bool pattern_given = false;
   for (tessera::CommandLine cl(
            argc, argv,
            "usage: nm_mlp [--batch B=2048] [--d D=4096] [--hidden H=11008] [--reps R=20] [--format nv24|vnm]\n"
@@ -64,13 +65,16 @@ Args parse_args(int argc, char** argv) {
     else if (cl.is("--format")) a.format = cl.text();
     else if (cl.is("--activations")) a.activations = cl.text();
     else if (cl.is("--pattern")) {
-      const std::string v = cl.text();
-      char tail = 0;
-      if (std::sscanf(v.c_str(), "%d:%d:%d%c", &a.pattern.n, &a.pattern.m, &a.pattern.l, &tail) != 3)
-        throw tessera::Error("--pattern wants N:M:L (e.g. 8:32:32), got '" + v + "'");
+      const auto v = cl.int64_list(':');
+      if (v.size() != 3) throw tessera::Error("--pattern wants N:M:L (e.g. 8:32:32)");
+      for (const auto x : v)  // check_vnm_pattern names what is wrong with any in int range
+        if (x < 0 || x > 1024) throw tessera::Error("--pattern: " + std::to_string(x) + " is not a valid N, M or L");
+      a.pattern = {static_cast<int>(v[0]), static_cast<int>(v[1]), static_cast<int>(v[2])};
       tessera::check_vnm_pattern(a.pattern);
+      pattern_given = true;
     } else cl.reject();
   }
+  if (pattern_given && a.format != "vnm") throw tessera::Error("--pattern needs --format vnm (nv24 is 2:4 along k)");
   if (a.batch < 1 || a.d < 1 || a.hidden < 1 || a.reps < 1) throw tessera::Error("all sizes must be positive");
   if (a.format != "nv24" && a.format != "vnm") throw tessera::Error("--format must be nv24 or vnm, got " + a.format);
   if (a.activations != "row" && a.activations != "column")

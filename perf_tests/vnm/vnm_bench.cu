@@ -12,7 +12,6 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <random>
 #include <string>
 #include <utility>
@@ -92,20 +91,6 @@ constexpr const char* kUsage =
     "  --sweep also times every (row tile, split-K) launch per case and prints them as \"sweep\" lines\n"
     "  after the table (the data the launch model's constants are read from).\n";
 
-// "MxNxK" with three positive extents, nothing else.
-std::array<std::int64_t, 3> parse_shape(const std::string& text) {
-  std::array<std::int64_t, 3> shape{};
-  std::size_t from = 0;
-  for (int d = 0; d < 3; ++d) {
-    const std::size_t x = d < 2 ? text.find('x', from) : std::string::npos;
-    if (d < 2 && x == std::string::npos) throw tessera::Error("--shape wants MxNxK, got '" + text + "'");
-    shape[d] = tessera::parse_integer(text.substr(from, x - from), "--shape (in '" + text + "')", 1,
-                                      std::numeric_limits<std::int64_t>::max());
-    from = x + 1;
-  }
-  return shape;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -125,7 +110,12 @@ int main(int argc, char** argv) {
       else if (cl.is("--a-staging")) a_staging = cl.text();
       else if (cl.is("--sweep")) sweep = true;
       else if (cl.is("--col-major")) col_major = true;
-      else if (cl.is("--shape")) only_shapes.push_back(parse_shape(cl.text()));
+      else if (cl.is("--shape")) {
+        const auto v = cl.int64_list('x');
+        if (v.size() != 3 || v[0] < 1 || v[1] < 1 || v[2] < 1)
+          throw tessera::Error("--shape wants MxNxK with three positive extents");
+        only_shapes.push_back({v[0], v[1], v[2]});
+      }
       else cl.reject();
     }
   });

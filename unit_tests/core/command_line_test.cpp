@@ -107,6 +107,11 @@ TEST(CommandLine, NamesTheOptionOfEveryError) {
   EXPECT_EQ(walk_error({"--sizes", "32,,64"}, list_option), "--sizes wants an integer, got ''");
   EXPECT_EQ(walk_error({"--sizes", "32,64,"}, list_option), "--sizes wants an integer, got ''");
   EXPECT_EQ(walk_error({"--sizes", "32,6x"}, list_option), "--sizes wants an integer, got '6x'");
+  auto triple = [](tessera::CommandLine& cl) {
+    if (cl.int64_list(':') != std::vector<std::int64_t>{8, 32, 64}) throw tessera::Error("wrong values");
+  };
+  EXPECT_EQ(walk_error({"--pattern", "8:32:64"}, triple), "");
+  EXPECT_EQ(walk_error({"--pattern", "8:3x:64"}, triple), "--pattern wants an integer, got '3x'");
 }
 
 TEST(CommandLine, TakesOnePositionalArgument) {

@@ -302,6 +302,41 @@ TYPED_TEST(Dist, BadInputOnOneRankThrowsEverywhere) {
   EXPECT_THROW(tessera::dist::spmm(1.0, A, B, 0.0, C2), tessera::ShapeError);
 }
 
+// Mistakes that used to end the job (MPI_ERR_ROOT, a Kokkos abort, a segfault) or hang it
+// are exceptions on every rank.
+TYPED_TEST(Dist, MisusedCollectivesThrowEverywhere) {
+  using A_t = DistTensor<double, CSR, TypeParam>;
+  using V_t = DistVector<double, TypeParam>;
+  const auto coo = tessera_test::random_coo({10, 10}, 30, 93);
+  const auto A = A_t::scatter(world(), coo);
+  // A root that is no rank: MPI would abort the job.
+  EXPECT_THROW(A.gather(ranks()), tessera::IndexError);
+  EXPECT_THROW(A_t::scatter(world(), coo, -1), tessera::IndexError);
+  EXPECT_THROW(V_t::scatter(world(), A.rows(), std::vector<double>(10), ranks()), tessera::IndexError);
+  EXPECT_THROW(V_t(world(), A.rows()).gather(ranks()), tessera::IndexError);
+  // A partition with other than one block per rank, and a negative column count.
+  EXPECT_THROW(V_t(world(), RowPartition::uniform(10, ranks() + 1)), tessera::ShapeError);
+  EXPECT_THROW((DistMultiVector<double, TypeParam>(world(), A.rows(), -1)), tessera::ShapeError);
+  // row_offsets given on rank 0 only (the others balance by nonzeros: different collectives).
+  if (ranks() > 1) {
+    DistOptions on_root;
+    if (rank() == 0) on_root.row_offsets = RowPartition::uniform(10, ranks()).offsets();
+    EXPECT_THROW(A_t::scatter(world(), coo, 0, on_root), tessera::ShapeError);
+    DistOptions differing;
+    differing.row_offsets = RowPartition::uniform(10, ranks()).offsets();
+    differing.row_offsets[1] += rank() == 0 ? 1 : 0;
+    try {
+      A_t::scatter(world(), coo, 0, differing);
+      ADD_FAILURE() << "row_offsets that differ between ranks accepted";
+    } catch (const tessera::ShapeError& e) {
+      EXPECT_NE(std::string(e.what()).find("row_offsets differs between ranks at entry 1"), std::string::npos)
+          << e.what();
+    }
+  }
+  // A grid whose n^3 rows overflow int64.
+  EXPECT_THROW(tessera::dist::poisson_3d<A_t>(world(), std::int64_t{1} << 22), tessera::OverflowError);
+}
+
 // ------------------------------------------------------------------ kernels
 
 // y = alpha A x + beta y distributed vs tessera::spmv on rank 0, same data.

@@ -108,4 +108,16 @@ void require_same_on_all_ranks(MPI_Comm comm, std::int64_t value, const std::str
     throw ShapeError(what + " differs between ranks (from " + std::to_string(lo) + " to " + std::to_string(hi) + ")");
 }
 
+void require_same_on_all_ranks(MPI_Comm comm, const std::vector<std::int64_t>& values, const std::string& what) {
+  require_same_on_all_ranks(comm, static_cast<std::int64_t>(values.size()), what + " (length)");
+  const int n = mpi_count(static_cast<std::int64_t>(values.size()), "require_same_on_all_ranks");
+  std::vector<std::int64_t> lo(values.size()), hi(values.size());
+  MPI_Allreduce(values.data(), lo.data(), n, MPI_INT64_T, MPI_MIN, comm);
+  MPI_Allreduce(values.data(), hi.data(), n, MPI_INT64_T, MPI_MAX, comm);
+  for (std::size_t e = 0; e < values.size(); ++e)
+    if (lo[e] != hi[e])
+      throw ShapeError(what + " differs between ranks at entry " + std::to_string(e) + " (from " +
+                       std::to_string(lo[e]) + " to " + std::to_string(hi[e]) + ")");
+}
+
 }  // namespace tessera::dist

@@ -72,6 +72,7 @@ HostCoo<double> redistribute_rows(MPI_Comm comm, const RowPartition& rows, const
 }
 
 HostCoo<double> gather_coo(MPI_Comm comm, const HostCoo<double>& coo, int root) {
+  require_root(comm, root, "gather");
   const int ranks = comm_size(comm);
   const bool is_root = comm_rank(comm) == root;
   int mine = mpi_count(coo.nnz(), "gather_coo");

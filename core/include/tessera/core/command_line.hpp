@@ -92,15 +92,15 @@ class CommandLine {
     return integer(std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max());
   }
   double double_value() { return parse_real(text(), arg_); }
-  // A comma-separated list of integers ("32,64,128"); an empty item is an error.
-  std::vector<std::int64_t> int64_list() {
+  // A list of integers split by `separator` ("32,64,128", "8:32:32"); an empty item is an error.
+  std::vector<std::int64_t> int64_list(char separator = ',') {
     const std::string v = text();
     std::vector<std::int64_t> out;
     for (std::size_t from = 0;;) {
-      const std::size_t comma = v.find(',', from);
-      out.push_back(parse_integer(v.substr(from, comma - from), arg_));
-      if (comma == std::string::npos) return out;
-      from = comma + 1;
+      const std::size_t end = v.find(separator, from);
+      out.push_back(parse_integer(v.substr(from, end - from), arg_));
+      if (end == std::string::npos) return out;
+      from = end + 1;
     }
   }
 

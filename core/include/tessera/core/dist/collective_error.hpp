@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <exception>
 #include <string>
+#include <vector>
 
 namespace tessera::dist {
 
@@ -33,5 +34,7 @@ void agree_on_errors(MPI_Comm comm, F&& work) {
 
 // Collective: throws ShapeError on every rank unless `value` is the same on all ranks.
 void require_same_on_all_ranks(MPI_Comm comm, std::int64_t value, const std::string& what);
+// The same for a whole array (its length first): e.g. partition offsets that must agree.
+void require_same_on_all_ranks(MPI_Comm comm, const std::vector<std::int64_t>& values, const std::string& what);
 
 }  // namespace tessera::dist

@@ -68,6 +68,9 @@ class DistTensor {
     agree_on_errors(comm, [&] { check_triplets(triplets); });
     require_same_on_all_ranks(comm, triplets.shape[0], "DistTensor::from_coo: row count");
     require_same_on_all_ranks(comm, triplets.shape[1], "DistTensor::from_coo: column count");
+    // Offsets given on some ranks only would send the ranks down different collectives.
+    require_same_on_all_ranks(comm, options.row_offsets, "DistTensor::from_coo: row_offsets");
+    require_same_on_all_ranks(comm, options.col_offsets, "DistTensor::from_coo: col_offsets");
     const std::int64_t rows = triplets.shape[0], cols = triplets.shape[1];
     const int ranks = comm_size(comm);
     RowPartition row_blocks, col_blocks;
@@ -82,6 +85,7 @@ class DistTensor {
 
   // The whole matrix given on `root` (ignored elsewhere) is split across the ranks.
   static DistTensor scatter(MPI_Comm comm, const HostCoo<double>& coo, int root = 0, const DistOptions& options = {}) {
+    require_root(comm, root, "DistTensor::scatter");
     const bool is_root = comm_rank(comm) == root;
     agree_on_errors(comm, [&] {
       if (is_root) check_triplets(coo);

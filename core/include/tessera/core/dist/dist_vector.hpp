@@ -31,15 +31,28 @@ inline void row_block_layout(const RowPartition& rows, std::int64_t k, std::vect
   }
 }
 
+// `rows` as the blocks of a vector over `comm`: one block per rank (with fewer, a rank would
+// have no block; with more, some rows would belong to no rank).
+inline RowPartition checked_blocks(MPI_Comm comm, RowPartition rows, const char* what) {
+  if (rows.parts() != comm_size(comm))
+    throw ShapeError(std::string(what) + ": partition has " + std::to_string(rows.parts()) + " blocks for " +
+                     std::to_string(comm_size(comm)) + " ranks");
+  return rows;
+}
+
+inline std::int64_t checked_columns(std::int64_t k) {
+  if (k < 0) throw ShapeError("DistMultiVector: " + std::to_string(k) + " columns");
+  return k;
+}
+
 // Collective: rank r receives rows [rows.begin(r), rows.end(r)) of `global` (row-major
 // n x k, read on `root` only; its size is checked there and the error shared).
 inline std::vector<double> scatter_rows(MPI_Comm comm, const RowPartition& rows, std::int64_t k,
                                         const std::vector<double>& global, int root) {
+  require_root(comm, root, "scatter");
   const int rank = comm_rank(comm);
   agree_on_errors(comm, [&] {
-    if (rows.parts() != comm_size(comm))
-      throw ShapeError("scatter: partition has " + std::to_string(rows.parts()) + " blocks for " +
-                       std::to_string(comm_size(comm)) + " ranks");
+    checked_blocks(comm, rows, "scatter");
     if (rank == root && static_cast<std::int64_t>(global.size()) != rows.size() * k)
       throw ShapeError("scatter: " + std::to_string(global.size()) + " values for " + std::to_string(rows.size()) +
                        " x " + std::to_string(k));
@@ -55,6 +68,7 @@ inline std::vector<double> scatter_rows(MPI_Comm comm, const RowPartition& rows,
 // Collective inverse of scatter_rows: the whole row-major array on `root`, empty elsewhere.
 inline std::vector<double> gather_rows(MPI_Comm comm, const RowPartition& rows, std::int64_t k,
                                        const std::vector<double>& local, int root) {
+  require_root(comm, root, "gather");
   const int rank = comm_rank(comm);
   std::vector<int> counts, displs;
   row_block_layout(rows, k, counts, displs);
@@ -75,7 +89,9 @@ class DistMultiVector {
   DistMultiVector() = default;
   // Zero-filled (rows.size() x k), this rank's block allocated.
   DistMultiVector(MPI_Comm comm, RowPartition rows, std::int64_t k)
-      : comm_(comm), rows_(std::move(rows)), local_("tessera::DistMultiVector", rows_.count(comm_rank(comm)), k) {}
+      : comm_(comm),
+        rows_(detail::checked_blocks(comm, std::move(rows), "DistMultiVector")),
+        local_("tessera::DistMultiVector", rows_.count(comm_rank(comm)), detail::checked_columns(k)) {}
 
   // Collective: `global` (row-major rows.size() x k) given on `root` is split by `rows`.
   static DistMultiVector scatter(MPI_Comm comm, RowPartition rows, std::int64_t k, const std::vector<double>& global,
@@ -115,7 +131,9 @@ class DistVector {
   DistVector() = default;
   // Zero-filled, this rank's block allocated.
   DistVector(MPI_Comm comm, RowPartition rows)
-      : comm_(comm), rows_(std::move(rows)), local_("tessera::DistVector", rows_.count(comm_rank(comm))) {}
+      : comm_(comm),
+        rows_(detail::checked_blocks(comm, std::move(rows), "DistVector")),
+        local_("tessera::DistVector", rows_.count(comm_rank(comm))) {}
 
   // Collective: `global` (rows.size() values) given on `root` is split by `rows`.
   static DistVector scatter(MPI_Comm comm, RowPartition rows, const std::vector<double>& global, int root = 0) {

@@ -48,4 +48,13 @@ inline int comm_size(MPI_Comm comm) {
   return size;
 }
 
+// `root` must be a rank of `comm`: MPI ends the whole job (MPI_ERR_ROOT) on any other.
+// Checked on every rank before the collective call, so all ranks throw together.
+inline void require_root(MPI_Comm comm, int root, const char* what) {
+  const int size = comm_size(comm);
+  if (root < 0 || root >= size)
+    throw IndexError(std::string(what) + ": root " + std::to_string(root) + " is not a rank of the communicator (0.." +
+                     std::to_string(size - 1) + ")");
+}
+
 }  // namespace tessera::dist

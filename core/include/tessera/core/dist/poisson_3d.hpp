@@ -6,15 +6,21 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <string>
 
+#include "tessera/core/checked_count.hpp"
 #include "tessera/core/coo.hpp"
+#include "tessera/core/error.hpp"
 #include "tessera/core/dist/partition.hpp"
 
 namespace tessera::dist {
 
 template <class Matrix>
 Matrix poisson_3d(MPI_Comm comm, std::int64_t n) {
-  const std::int64_t rows = n * n * n;
+  if (n < 0) throw ShapeError("poisson_3d: grid size " + std::to_string(n));
+  const std::int64_t rows =
+      tessera::detail::checked_count_product(tessera::detail::checked_count_product(n, n, "poisson_3d: the grid"), n,
+                                             "poisson_3d: the grid");
   const auto blocks = RowPartition::uniform(rows, comm_size(comm));
   const int rank = comm_rank(comm);
   HostCoo<double> mine;
