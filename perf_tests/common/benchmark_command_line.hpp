@@ -1,6 +1,7 @@
 #pragma once
 // The command line of a Google Benchmark program: Google Benchmark's own flags, then the
 // program's options, walked strictly by tessera::CommandLine.
+#include <cstdio>
 #include <cstring>
 #include <optional>
 

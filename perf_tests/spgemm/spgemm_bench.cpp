@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>

@@ -3,8 +3,6 @@
 #include <cstdint>
 #include <string>
 
-#include <Kokkos_Core.hpp>
-
 #include "tessera/core/error.hpp"
 
 namespace tessera::kernels {
