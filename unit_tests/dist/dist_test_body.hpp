@@ -7,9 +7,11 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <string>
@@ -262,6 +264,13 @@ TYPED_TEST(Dist, BadLineOnOneRankThrowsParseErrorEverywhere) {
   EXPECT_THROW(DistTensor<double>::read_matrix_market(world(), tmp.path("missing.mtx")), tessera::IoError);
   EXPECT_THROW(DistTensor<double>::read_matrix_market(world(), tmp.write("banner.mtx", "%%MatrixMarket tensor\n")),
                tessera::ParseError);
+  // A directory: fopen opens it, reading it fails; the system's reason, as the serial reader gives it.
+  try {
+    DistTensor<double>::read_matrix_market(world(), tmp.path(""));
+    ADD_FAILURE() << "no exception for a directory on rank " << rank();
+  } catch (const tessera::IoError& e) {
+    EXPECT_NE(std::string(e.what()).find(std::strerror(EISDIR)), std::string::npos) << e.what();
+  }
 }
 
 TYPED_TEST(Dist, BadInputOnOneRankThrowsEverywhere) {

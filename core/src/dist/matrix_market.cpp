@@ -31,6 +31,8 @@ class EntrySource {
     if (!file_) fail("open", std::strerror(errno));
     unsigned char magic[2] = {0, 0};
     const std::size_t got = std::fread(magic, 1, 2, file_.get());
+    // fopen opens a directory; reading it fails with EISDIR (the serial reader's message).
+    if (std::ferror(file_.get())) fail("read", std::strerror(errno));
     if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
       text_ = io::read_text_file(path);
       gzip_ = true;
@@ -50,7 +52,8 @@ class EntrySource {
     if (gzip_) return text_.substr(static_cast<std::size_t>(from), static_cast<std::size_t>(to - from));
     std::string out(static_cast<std::size_t>(to - from), '\0');
     if (std::fseek(file_.get(), static_cast<long>(from), SEEK_SET) != 0) fail("seek in", std::strerror(errno));
-    if (std::fread(out.data(), 1, out.size(), file_.get()) != out.size()) fail("read", "short read");
+    if (std::fread(out.data(), 1, out.size(), file_.get()) != out.size())
+      fail("read", std::ferror(file_.get()) ? std::strerror(errno) : "it ended early (did it change while being read?)");
     return out;
   }
 
