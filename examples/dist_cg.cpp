@@ -104,7 +104,16 @@ bool solve(const std::string& name, const Matrix& A, const Args& args) {
     const double s0 = MPI_Wtime();
     tessera::dist::spmv(1.0, A, p, 0.0, Ap);
     spmv_time += MPI_Wtime() - s0;
-    const double alpha = rr / dot(comm, p, Ap);
+    const double pAp = dot(comm, p, Ap);
+    // p^T A p > 0 for every p != 0 is what CG needs of A; where it fails, the step is
+    // undefined and the iterates would turn to NaN.
+    if (!(pAp > 0) || !std::isfinite(pAp)) {
+      if (root)
+        std::fprintf(stderr, "  CG broke down at iteration %d: p^T A p = %.3e; %s is not symmetric positive definite\n",
+                     it + 1, pAp, name.c_str());
+      return false;
+    }
+    const double alpha = rr / pAp;
     KokkosBlas::axpby(alpha, p.local(), 1.0, x.local());    // x += alpha p
     KokkosBlas::axpby(-alpha, Ap.local(), 1.0, r.local());  // r -= alpha A p
     const double rr_next = dot(comm, r, r);
@@ -122,39 +131,47 @@ bool solve(const std::string& name, const Matrix& A, const Args& args) {
   // Error against the known solution 1.
   KokkosBlas::axpby(-1.0, ones.local(), 1.0, x.local());
   const double error = std::sqrt(dot(comm, x, x) / static_cast<double>(A.extent(0)));
-  const bool ok = rel <= args.tol && error < 1e3 * args.tol * std::max<double>(1.0, std::sqrt(A.extent(0)));
-  if (root)
+  const double error_bound = 1e3 * args.tol * std::max<double>(1.0, std::sqrt(A.extent(0)));
+  const bool converged = rel <= args.tol;
+  if (root) {
     std::printf("  %s after %d iterations: |r|/|b| = %.3e, rms error vs 1 = %.3e\n"
                 "  time per iteration %.3f ms (of which dist::spmv %.3f ms), slowest rank\n",
-                rel <= args.tol ? "converged" : "NOT converged", it, rel, error, 1e3 * slowest[0] / std::max(it, 1),
+                converged ? "converged" : "NOT converged", it, rel, error, 1e3 * slowest[0] / std::max(it, 1),
                 1e3 * slowest[1] / std::max(it, 1));
-  return ok;
+    // A small residual with x far from 1: A x = b has other solutions (A singular) or
+    // amplifies the residual beyond the bound (A ill-conditioned).
+    if (converged && !(error < error_bound))
+      std::fprintf(stderr, "  the residual is small but x is not the solution 1 (rms error %.3e > %.3e): %s is singular "
+                   "or too ill-conditioned\n", error, error_bound, name.c_str());
+  }
+  return converged && error < error_bound;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int status = 0;
-  {
+  const bool root = tessera::dist::comm_rank(MPI_COMM_WORLD) == 0;
+  // The command line first: --help prints our usage alone, a bad option ends before Kokkos starts.
+  Args args;
+  const auto parsed = tessera::walk_command_line("dist_cg", [&] { args = parse_args(argc, argv, root); }, root);
+  int status = parsed.value_or(0);
+  if (!parsed) {
     Kokkos::ScopeGuard kokkos(argc, argv);
-    const bool root = tessera::dist::comm_rank(MPI_COMM_WORLD) == 0;
     try {
-      const Args args = parse_args(argc, argv, root);
       bool ok = solve("3-D Poisson " + std::to_string(args.grid) + "^3",
                       tessera::dist::poisson_3d<Matrix>(MPI_COMM_WORLD, args.grid), args);
       ok = solve(args.path, Matrix::read_matrix_market(MPI_COMM_WORLD, args.path), args) && ok;
       status = ok ? 0 : 1;
-    } catch (const tessera::HelpShown&) {
-      status = 0;
     } catch (const tessera::Error& e) {
       // Library errors reach every rank (collective agreement): report once, exit cleanly.
-      if (root) std::fprintf(stderr, "error: %s\n", e.what());
+      if (root) std::fprintf(stderr, "error: %s\n", tessera_example::error_text(e).c_str());
       status = 2;
     } catch (const std::exception& e) {
       // Anything else (std::bad_alloc) may have struck this rank alone while the others wait
       // in a collective call: only ending the job frees them.
-      std::fprintf(stderr, "error on rank %d: %s\n", tessera::dist::comm_rank(MPI_COMM_WORLD), e.what());
+      std::fprintf(stderr, "error on rank %d: %s\n", tessera::dist::comm_rank(MPI_COMM_WORLD),
+                   tessera_example::error_text(e).c_str());
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }

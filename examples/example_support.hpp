@@ -1,10 +1,13 @@
 #pragma once
-// What every example does around its own work: find the real data, and end with a message
-// and an exit code instead of an abort (the command line is walked by tessera::CommandLine).
+// What every example does around its own work: find the real data, and end with a one-line
+// message and an exit code instead of an abort (the command line is walked by tessera::CommandLine).
 // Not part of the library.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <new>
+#include <optional>
 #include <string>
 
 #include <Kokkos_Core.hpp>
@@ -20,18 +23,37 @@ inline std::string data_file(const std::string& relative) {
   return std::string(dir && *dir ? dir : "../shared/data") + "/" + relative;
 }
 
-// main() of a single-process example: Kokkos set up around parse and run; an error (bad
-// input, an unreadable file, a failed allocation) ends it with "error: ..." and status 2,
-// --help with 0.
+// What a caught exception says, on one line: Kokkos' allocation failures run over several
+// lines ("... failed with the following error: ...\n\nTraceback functionality not
+// available"), whose first says all there is; std::bad_alloc's what() names only its type.
+inline std::string error_text(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e)) return "out of memory (std::bad_alloc)";
+  std::string text = e.what();
+  text.erase(std::min(text.find('\n'), text.size()));
+  text.erase(text.find_last_not_of(" \t\r") + 1);
+  return text.empty() ? "unknown error" : text;
+}
+
+// main() of a single-process example: the command line is walked before Kokkos starts (so
+// --help prints the example's usage alone, and a bad option ends before any thread
+// starts), then Kokkos is set up around run. An error (bad input, an unreadable file, a
+// failed allocation) ends it with "error: ..." and status 2, --help with 0.
 template <class Parse, class Run>
 int run_example(int argc, char** argv, Parse parse, Run run) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  std::optional<decltype(parse(argc, argv))> args;
   try {
-    return run(parse(argc, argv));
+    args.emplace(parse(argc, argv));
   } catch (const tessera::HelpShown&) {
     return 0;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    std::fprintf(stderr, "error: %s\n", error_text(e).c_str());
+    return 2;
+  }
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  try {
+    return run(*args);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", error_text(e).c_str());
     return 2;
   }
 }

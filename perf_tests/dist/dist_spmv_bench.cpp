@@ -271,13 +271,13 @@ int main(int argc, char** argv) {
   }
 #endif
   {
-    Kokkos::ScopeGuard kokkos(argc, argv);
     const bool root = tessera::dist::comm_rank(MPI_COMM_WORLD) == 0;
     Args args;
     const auto parsed = tessera::walk_command_line("dist_spmv_bench", [&] { args = parse_args(argc, argv, root); }, root);
     if (parsed) {
       status = *parsed;
     } else {
+      Kokkos::ScopeGuard kokkos(argc, argv);  // after the command line: --help shows ours, not Kokkos'
       try {
         run(args);
       } catch (const std::exception& e) {

@@ -167,7 +167,6 @@ void print_memory_table(const std::vector<tessera_bench::SpgemmCase>& cases, std
 }  // namespace
 
 int main(int argc, char** argv) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
   std::int64_t max_madds = 20'000'000;
   bool memory_table = false;
   const auto status = tessera_bench::benchmark_command_line(
@@ -178,6 +177,7 @@ int main(int argc, char** argv) {
         else cl.reject();
       });
   if (status) return *status;
+  Kokkos::ScopeGuard kokkos(argc, argv);  // after the command line: --help shows ours, not Kokkos'
   std::vector<tessera_bench::SpgemmCase> cases;
   try {
     for (const auto& path : tessera_bench::real_matrix_paths()) {

@@ -85,7 +85,6 @@ void register_matrix(const std::string& name, const Matrix& A, std::int64_t n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
   const char* env = std::getenv("TESSERA_DATA_DIR");
   std::string dir = std::string(env && *env ? env : "../shared/data") + "/matrices";
   std::int64_t n = 32;
@@ -97,6 +96,7 @@ int main(int argc, char** argv) {
         else cl.reject();
       });
   if (status) return *status;
+  Kokkos::ScopeGuard kokkos(argc, argv);  // after the command line: --help shows ours, not Kokkos'
   std::vector<std::filesystem::path> files;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec))

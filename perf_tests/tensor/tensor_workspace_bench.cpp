@@ -158,11 +158,11 @@ void register_all(const std::string& data_dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
   const auto status = tessera_bench::benchmark_command_line(
       argc, argv, "tensor_workspace_bench", "usage: tensor_workspace_bench [benchmark flags]\n",
       [](tessera::CommandLine& cl) { cl.reject(); });
   if (status) return *status;
+  Kokkos::ScopeGuard kokkos(argc, argv);  // after the command line: --help shows ours, not Kokkos'
   const char* data = std::getenv("TESSERA_DATA_DIR");
   try {
     register_all(data ? data : "../shared/data");

@@ -120,6 +120,24 @@ TEST(CommandLine, TakesOnePositionalArgument) {
   EXPECT_EQ(walk_error({"a.mtx", "b.mtx"}, path_option), "unexpected second argument b.mtx (the program takes one)");
 }
 
+// Kokkos' arguments stay in argv until Kokkos::initialize takes them out; a program that
+// walks its command line first must neither reject them nor take them as its own.
+TEST(CommandLine, PassesOverKokkosArguments) {
+  auto path_or_n = [](tessera::CommandLine& cl) {
+    if (cl.is("--n")) {
+      if (cl.int_value() != 4) throw tessera::Error("wrong --n");
+    } else if (cl.is_option()) cl.reject();
+    else if (cl.single_argument() != "a.mtx") throw tessera::Error("wrong argument " + cl.arg());
+  };
+  EXPECT_EQ(walk_error({"--kokkos-threads=2", "a.mtx", "--kokkos-help", "--n", "4", "--kokkos-disable-warnings"},
+                       path_or_n),
+            "");
+  EXPECT_EQ(walk_error({"--kokkos-threads=2"}, path_or_n), "");
+  // Only the prefix is Kokkos': its unprefixed forms are the program's to refuse.
+  EXPECT_EQ(walk_error({"--threads=2"}, path_or_n), "unknown option --threads=2 (--help lists them)");
+  EXPECT_EQ(walk_error({"--kokkos"}, path_or_n), "unknown option --kokkos (--help lists them)");
+}
+
 TEST(CommandLine, HelpPrintsTheUsageAndThrowsHelpShown) {
   for (const char* help : {"-h", "--help"}) {
     Argv a({"--n", "4", help, "--n", "bad"});

@@ -53,14 +53,18 @@ struct HelpShown {};
 //     else if (cl.is_option()) cl.reject();
 //     else path = cl.single_argument();
 // -h and --help print `usage` (nothing if it is empty, e.g. on all but one MPI rank) and
-// throw HelpShown. Errors are tessera::Error.
+// throw HelpShown. Arguments that start with --kokkos- are Kokkos' own (Kokkos::initialize
+// reads them), so the walk passes over them: a program can walk its command line before
+// it initializes Kokkos, and print only its own usage on --help. Errors are tessera::Error.
 class CommandLine {
  public:
   CommandLine(int argc, char** argv, std::string usage) : argc_(argc), argv_(argv), usage_(std::move(usage)) {}
 
   bool next() {
-    if (++at_ >= argc_) return false;
-    arg_ = argv_[at_];
+    do {
+      if (++at_ >= argc_) return false;
+      arg_ = argv_[at_];
+    } while (arg_.rfind("--kokkos-", 0) == 0);
     if (arg_ == "-h" || arg_ == "--help") {
       std::printf("%s", usage_.c_str());
       throw HelpShown{};
