@@ -28,10 +28,19 @@ KOKKOS_INLINE_FUNCTION std::int64_t first_row_of_chunk(const PosView& pos, std::
   return lo;
 }
 
+// The space's thread count, at least 1: Kokkos 3.4's OpenMP started with
+// --kokkos-threads=0 reports a concurrency of 0, and a count of 0 would give zero chunks
+// (the work silently skipped) or a division by zero.
+template <class Space>
+std::int64_t host_threads(const Space& space) {
+  const std::int64_t threads = static_cast<std::int64_t>(space.concurrency());
+  return threads < 1 ? 1 : threads;
+}
+
 // One chunk per host thread (the partition is already balanced by work).
 template <class Space>
 std::int64_t one_chunk_per_thread(const Space& space, std::int64_t rows) {
-  const std::int64_t threads = static_cast<std::int64_t>(space.concurrency());
+  const std::int64_t threads = host_threads(space);
   return rows < threads ? (rows > 0 ? rows : 1) : threads;
 }
 
@@ -50,7 +59,7 @@ Kokkos::View<std::int64_t*, Kokkos::HostSpace> balanced_row_chunks(const PosView
 // Chunks per host thread for dynamically scheduled kernels whose chunks vary in cost.
 template <class Space>
 std::int64_t host_chunk_count(const Space& space) {
-  return static_cast<std::int64_t>(space.concurrency()) * 8;
+  return host_threads(space) * 8;
 }
 
 }  // namespace tessera::kernels

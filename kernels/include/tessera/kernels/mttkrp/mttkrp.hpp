@@ -16,6 +16,7 @@
 #include "tessera/kernels/common/checks.hpp"
 #include "tessera/kernels/common/host_csf.hpp"
 #include "tessera/kernels/common/host_rows.hpp"
+#include "tessera/kernels/common/row_partition.hpp"
 #include "tessera/kernels/common/sorted_chunks.hpp"
 #include "tessera/kernels/mttkrp/impl/mttkrp_native.hpp"
 #include "tessera/workspace/auto_policy.hpp"
@@ -43,7 +44,7 @@ Tensor<T, OutEnc, Space> mttkrp(const Space& space, const Tensor<T, CSF<3>, Spac
   in.positions = I * J;
   in.nnz_estimate = B.nnz() * std::min(c.cols, std::int64_t{64});
   in.value_bytes = sizeof(T);
-  in.workspaces = space.concurrency();
+  in.workspaces = kernels::host_threads(space);
   in.budget_bytes = options.memory_budget_bytes;
   const bool dense = std::is_same_v<Policy, workspace::Auto> && workspace::auto_prefers_dense(in);
   return workspace::with_policy<Policy>(dense, [&](auto policy) {

@@ -20,6 +20,7 @@
 #include "tessera/formats/encoding.hpp"
 #include "tessera/kernels/common/checks.hpp"
 #include "tessera/kernels/common/host_matrix.hpp"
+#include "tessera/kernels/common/row_partition.hpp"
 #include "tessera/kernels/common/sorted_chunks.hpp"
 #include "tessera/kernels/spgemm/impl/spgemm_rowwise.hpp"
 #include "tessera/kernels/spgemm/impl/spgemm_second_order.hpp"
@@ -46,7 +47,7 @@ Tensor<T, OutEnc, Space> spgemm(const Space& space, const Tensor<T, EncA, Space>
   const auto b = host_matrix(B);
   constexpr bool row_major_out = is_row_major_v<OutEnc>;
   constexpr bool rowwise = is_row_major_v<EncA>;
-  const std::int64_t threads = space.concurrency();
+  const std::int64_t threads = host_threads(space);
 
   workspace::AutoInputs in;
   in.value_bytes = sizeof(T);

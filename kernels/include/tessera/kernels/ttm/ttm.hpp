@@ -45,7 +45,7 @@ Tensor<T, OutEnc, Space> run_ttm(const Space& space, const char* name, const Sha
   static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible,
                 "ttm runs on host execution spaces (Serial, OpenMP)");
   static_assert(is_natural_order3_v<OutEnc>, "OutEnc must be an order-3 encoding in natural mode order");
-  const std::int64_t threads = space.concurrency();
+  const std::int64_t threads = host_threads(space);
   workspace::AutoInputs in;
   in.positions = positions;
   in.nnz_estimate = nnz_estimate;

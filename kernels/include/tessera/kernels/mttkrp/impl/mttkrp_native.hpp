@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tessera/kernels/common/chunked_workspaces.hpp"
+#include "tessera/kernels/common/row_partition.hpp"
 #include "tessera/workspace/key_space.hpp"
 
 namespace tessera::kernels::impl {
@@ -17,7 +18,7 @@ std::vector<SortedChunk<T, 2>> mttkrp_native(const Space& space, const Csf& B, c
                                              workspace::Report* report) {
   const std::int64_t J = C.cols;
   const std::int64_t fibers = B.pos[0][1];  // stored k coordinates
-  const std::int64_t chunks = std::min<std::int64_t>(fibers, space.concurrency());
+  const std::int64_t chunks = std::min<std::int64_t>(fibers, host_threads(space));
   const workspace::KeySpace<2> keys({I, J});
   return run_chunks<Policy, T, 2, 2>(
       space, chunks, options, report, "tessera::mttkrp", [&](std::int64_t c, auto& ws, SortedChunk<T, 2>& out) {

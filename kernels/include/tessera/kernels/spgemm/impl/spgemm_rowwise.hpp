@@ -347,7 +347,7 @@ Tensor<T, OutEnc, Space> spgemm_rowwise(const Space& space, const MA& A, const P
               [&](std::int64_t i, std::int64_t& sum) { sum += products(i); }, total_products);
         accumulators[0]->reserve(cols);
         const double out_per_product = sampled_output_per_product(*accumulators[0], A, B, rows, total_products,
-                                                                  space.concurrency(), products);
+                                                                  host_threads(space), products);
         symbolic = out_per_product * std::max(columns_per_block, 1.0) > workspace::kSymbolicMinOutputPerProduct;
       }
       if (symbolic && by_blocks) blocks = column_blocks(space, B);

@@ -65,7 +65,7 @@ std::vector<SortedChunk<T, 2>> spgemm_second_order(const Space& space, const MA&
   const std::int64_t cols = B.inner_extent;
   const std::int64_t majors = row_major_out ? rows : cols, minors = row_major_out ? cols : rows;
   const auto prefix = major_flops_prefix<V>(A, B, majors);
-  const auto bounds = balanced_row_chunks(prefix, majors, static_cast<std::int64_t>(space.concurrency()));
+  const auto bounds = balanced_row_chunks(prefix, majors, host_threads(space));
   const std::int64_t chunks = majors == 0 ? 0 : static_cast<std::int64_t>(bounds.extent(0)) - 1;
   return run_chunks<Policy, T, 2, 2>(
       space, chunks, options, report, "tessera::spgemm[second_order]",
