@@ -7,8 +7,8 @@
 //      G = (U_k^T U_k) .* (U_l^T U_l) by Cholesky (tiny ridge); normalize columns;
 //   3. print the fit 1 - ||X - Xhat|| / ||X|| and the time per iteration.
 // ALS never lowers the fit: the program exits 1 if the fit is NaN or drops by more
-// than 1e-6 (relative), 2 on bad input (a tensor of order other than 3, or whose values
-// are all zero).
+// than 1e-6 (relative), 2 on bad input (a tensor of order other than 3, a value that is
+// not finite, or all values zero).
 // Usage: cp_als [tensor.tns[.gz]] [--rank R=16] [--iters N=50] [--tol T=1e-5] [--seed S=7]
 #include <algorithm>
 #include <chrono>
@@ -146,11 +146,21 @@ int run(const Args& args) {
   const auto X = tessera::io::read_tns(args.path);
   if (X.order() != 3) throw tessera::Error("cp_als needs a 3-way tensor, " + args.path + " has order " + std::to_string(X.order()));
   double norm_x2 = 0;
-  for (double v : X.values) norm_x2 += v * v;
+  bool any_nonzero = false;
+  for (std::int64_t e = 0; e < X.nnz(); ++e) {
+    const double v = X.values[e];
+    if (!std::isfinite(v))
+      throw tessera::Error(args.path + ": value " + std::to_string(e + 1) + " is " + std::to_string(v) +
+                           "; CP-ALS needs finite values");
+    any_nonzero = any_nonzero || v != 0;
+    norm_x2 += v * v;
+  }
   // The fit is relative to ||X||: a tensor without a nonzero value has none to report.
-  if (!(norm_x2 > 0))
+  if (!any_nonzero)
     throw tessera::Error(args.path + " has no nonzero value (||X|| = 0); its CP decomposition is zero and has no fit");
-  if (!std::isfinite(norm_x2)) throw tessera::Error(args.path + " has values whose squares sum to infinity or NaN");
+  if (!(norm_x2 > 0) || !std::isfinite(norm_x2))
+    throw tessera::Error(args.path + ": ||X||^2 is " + std::to_string(norm_x2) +
+                         " in double, too small or too large for the fit's sums; scale the values");
   std::printf("      %lld x %lld x %lld, %lld nonzeros, rank %d, %d threads\n", static_cast<long long>(X.shape[0]),
               static_cast<long long>(X.shape[1]), static_cast<long long>(X.shape[2]), static_cast<long long>(X.nnz()),
               args.rank, Space().concurrency());

@@ -11,10 +11,13 @@
 // Usage: mpiexec -n P dist_cg [--poisson N=48] [--tol T=1e-8] [--max-iters I=5000] [--every E=25] [matrix.mtx[.gz]]
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,7 +65,8 @@ Args parse_args(int argc, char** argv, bool root) {
   }
   if (args.grid < 1 || args.max_iters < 1 || args.every < 1)
     throw tessera::Error("--poisson, --max-iters and --every must be positive");
-  if (!(args.tol > 0)) throw tessera::Error("--tol must be positive");
+  // |r|/|b| starts at 1: a tolerance of 1 or more would accept x = 0.
+  if (!(args.tol > 0 && args.tol < 1)) throw tessera::Error("--tol must be in (0, 1)");
   return args;
 }
 
@@ -131,7 +135,10 @@ bool solve(const std::string& name, const Matrix& A, const Args& args) {
   // Error against the known solution 1.
   KokkosBlas::axpby(-1.0, ones.local(), 1.0, x.local());
   const double error = std::sqrt(dot(comm, x, x) / static_cast<double>(A.extent(0)));
-  const double error_bound = 1e3 * args.tol * std::max<double>(1.0, std::sqrt(A.extent(0)));
+  // x's error grows with the residual (times A's condition number); below round-off, the
+  // rounding of x itself sets the floor.
+  const double error_bound = 1e3 * std::max(args.tol, std::numeric_limits<double>::epsilon()) *
+                             std::max<double>(1.0, std::sqrt(A.extent(0)));
   const bool converged = rel <= args.tol;
   if (root) {
     std::printf("  %s after %d iterations: |r|/|b| = %.3e, rms error vs 1 = %.3e\n"
@@ -156,8 +163,16 @@ int main(int argc, char** argv) {
   Args args;
   const auto parsed = tessera::walk_command_line("dist_cg", [&] { args = parse_args(argc, argv, root); }, root);
   int status = parsed.value_or(0);
+  std::optional<Kokkos::ScopeGuard> kokkos;
   if (!parsed) {
-    Kokkos::ScopeGuard kokkos(argc, argv);
+    try {
+      kokkos.emplace(argc, argv);
+    } catch (const std::exception& e) {  // the same arguments on every rank: the same failure
+      if (root) std::fprintf(stderr, "error: Kokkos did not start: %s\n", tessera_example::error_text(e).c_str());
+      status = 2;
+    }
+  }
+  if (kokkos) {
     try {
       bool ok = solve("3-D Poisson " + std::to_string(args.grid) + "^3",
                       tessera::dist::poisson_3d<Matrix>(MPI_COMM_WORLD, args.grid), args);
@@ -174,6 +189,7 @@ int main(int argc, char** argv) {
                    tessera_example::error_text(e).c_str());
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    kokkos.reset();
   }
   MPI_Finalize();
   return status;

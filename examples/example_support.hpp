@@ -16,11 +16,11 @@
 
 namespace tessera_example {
 
-// $TESSERA_DATA_DIR/<relative>; the variable defaults to ../shared/data, the data folder
-// next to the repository.
+// $TESSERA_DATA_DIR/<relative>; the variable defaults to the data folder the build was
+// configured with (CMake's TESSERA_DATA_DIR: ../shared/data next to the repository).
 inline std::string data_file(const std::string& relative) {
   const char* dir = std::getenv("TESSERA_DATA_DIR");
-  return std::string(dir && *dir ? dir : "../shared/data") + "/" + relative;
+  return std::string(dir && *dir ? dir : TESSERA_EXAMPLES_DATA_DIR) + "/" + relative;
 }
 
 // What a caught exception says, on one line: Kokkos' allocation failures run over several
@@ -49,7 +49,13 @@ int run_example(int argc, char** argv, Parse parse, Run run) {
     std::fprintf(stderr, "error: %s\n", error_text(e).c_str());
     return 2;
   }
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  std::optional<Kokkos::ScopeGuard> kokkos;
+  try {
+    kokkos.emplace(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: Kokkos did not start: %s\n", error_text(e).c_str());
+    return 2;
+  }
   try {
     return run(*args);
   } catch (const std::exception& e) {

@@ -160,7 +160,7 @@ int run(const Args& args) {
   const double tol = algorithm == tessera::SpmmAlgorithm::TensorCore ? 4e-3 : 1e-5;
   double worst = 0;
   std::int64_t checked = 0, active = 0;
-  const std::int64_t step = std::max<std::int64_t>(1, nodes / 64);
+  const std::int64_t step = std::max<std::int64_t>(1, (nodes + 63) / 64);  // at most 64 rows
   for (std::int64_t i = 0; i < nodes; i += step, ++checked) {
     std::vector<double> z(f_in, 0.0), z_abs(f_in, 0.0);
     for (std::int64_t e = row_begin[i]; e < row_begin[i + 1]; ++e) {

@@ -58,7 +58,8 @@ TEST(ParseReal, AcceptsWholeNumbersOnly) {
   EXPECT_DOUBLE_EQ(tessera::parse_real("-0.25", "--tol"), -0.25);
   EXPECT_EQ(error_of([] { tessera::parse_real("1e-3x", "--tol"); }), "--tol wants a number, got '1e-3x'");
   EXPECT_EQ(error_of([] { tessera::parse_real("fast", "--tol"); }), "--tol wants a number, got 'fast'");
-  EXPECT_EQ(error_of([] { tessera::parse_real("1e999", "--tol"); }), "--tol wants a number, got '1e999'");
+  EXPECT_EQ(error_of([] { tessera::parse_real("1e999", "--tol"); }), "--tol is out of the range of double: 1e999");
+  EXPECT_EQ(error_of([] { tessera::parse_real("1e-999", "--tol"); }), "--tol is out of the range of double: 1e-999");
 }
 
 TEST(CommandLine, WalksOptionsValuesAndArguments) {
@@ -136,6 +137,16 @@ TEST(CommandLine, PassesOverKokkosArguments) {
   // Only the prefix is Kokkos': its unprefixed forms are the program's to refuse.
   EXPECT_EQ(walk_error({"--threads=2"}, path_or_n), "unknown option --threads=2 (--help lists them)");
   EXPECT_EQ(walk_error({"--kokkos"}, path_or_n), "unknown option --kokkos (--help lists them)");
+  // Kokkos' integer arguments are checked before Kokkos reads them (it would std::stoi
+  // "abc" into std::terminate, and start a pool of no threads for 0).
+  EXPECT_EQ(walk_error({"--kokkos-threads=abc"}, path_or_n), "--kokkos-threads wants an integer, got 'abc'");
+  EXPECT_EQ(walk_error({"--kokkos-threads=0"}, path_or_n),
+            "--kokkos-threads wants an integer in [1, 2147483647], got 0");
+  EXPECT_EQ(walk_error({"--kokkos-threads", "4"}, path_or_n),
+            "--kokkos-threads takes its value after '=' (--kokkos-threads=4)");
+  EXPECT_EQ(walk_error({"--kokkos-device-id=-1"}, path_or_n),
+            "--kokkos-device-id wants an integer in [0, 2147483647], got -1");
+  EXPECT_EQ(walk_error({"--kokkos-device-id=0", "--kokkos-numa=1"}, path_or_n), "");
 }
 
 TEST(CommandLine, HelpPrintsTheUsageAndThrowsHelpShown) {

@@ -37,8 +37,27 @@ inline double parse_real(const std::string& text, const std::string& what) {
   char* end = nullptr;
   errno = 0;
   const double x = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || errno == ERANGE) throw Error(what + " wants a number, got '" + text + "'");
+  if (text.empty() || *end != '\0') throw Error(what + " wants a number, got '" + text + "'");
+  if (errno == ERANGE) throw Error(what + " is out of the range of double: " + text);
   return x;
+}
+
+// Kokkos 3.4 reads the number of --kokkos-threads=N (and of --kokkos-numa, --kokkos-device-id)
+// with std::stoi before it checks the form, so "--kokkos-threads=abc" ends the program in
+// std::terminate and "--kokkos-threads 4" reads past the argument; and it starts its OpenMP
+// back end with a pool of no threads for N = 0, whose dynamically scheduled loops then divide
+// by zero. Checked here first, as the program's own options are.
+inline void check_kokkos_argument(const std::string& arg) {
+  static constexpr struct {
+    const char* name;
+    long long lo;
+  } kIntegers[] = {{"--kokkos-threads", 1}, {"--kokkos-numa", 1}, {"--kokkos-device-id", 0}, {"--kokkos-device", 0}};
+  const std::string name = arg.substr(0, arg.find('='));
+  for (const auto& option : kIntegers) {
+    if (name != option.name) continue;
+    if (name.size() == arg.size()) throw Error(name + " takes its value after '=' (" + name + "=4)");
+    parse_integer(arg.substr(name.size() + 1), name, option.lo, std::numeric_limits<int>::max());
+  }
 }
 
 // Thrown once -h or --help has printed the usage, so that the program ends with status 0
@@ -54,17 +73,20 @@ struct HelpShown {};
 //     else path = cl.single_argument();
 // -h and --help print `usage` (nothing if it is empty, e.g. on all but one MPI rank) and
 // throw HelpShown. Arguments that start with --kokkos- are Kokkos' own (Kokkos::initialize
-// reads them), so the walk passes over them: a program can walk its command line before
-// it initializes Kokkos, and print only its own usage on --help. Errors are tessera::Error.
+// reads them), so the walk passes over them, checking the integer ones: a program can walk
+// its command line before it initializes Kokkos, and print only its own usage on --help.
+// Errors are tessera::Error.
 class CommandLine {
  public:
   CommandLine(int argc, char** argv, std::string usage) : argc_(argc), argv_(argv), usage_(std::move(usage)) {}
 
   bool next() {
-    do {
+    for (;;) {
       if (++at_ >= argc_) return false;
       arg_ = argv_[at_];
-    } while (arg_.rfind("--kokkos-", 0) == 0);
+      if (arg_.rfind("--kokkos-", 0) != 0) break;
+      check_kokkos_argument(arg_);
+    }
     if (arg_ == "-h" || arg_ == "--help") {
       std::printf("%s", usage_.c_str());
       throw HelpShown{};
