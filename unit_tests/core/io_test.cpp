@@ -6,6 +6,7 @@
 #include "tessera_test/data.hpp"
 
 #include <algorithm>
+#include <clocale>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -382,6 +383,37 @@ TEST_F(MatrixMarket, TinyValuesUnderflowToZeroInsteadOfFailing) {
   const auto coo = tessera::io::read_matrix_market(file);
   ASSERT_EQ(coo.nnz(), 1);
   EXPECT_EQ(coo.values[0], 0.0);
+}
+
+// Out of range either way, however it is written: tiny values are zeros with their sign,
+// huge ones errors. Where a decimal-comma locale is installed, the program's locale must
+// not change that (strtod, which read "1.5e400" as 1 under it, is not used).
+TEST_F(MatrixMarket, OutOfRangeValuesGoTheWayTheirExponentSays) {
+  const std::string header = "%%MatrixMarket matrix coordinate real general\n1 6 6\n";
+  const std::string tiny = write_raw("tiny6.mtx", header + "1 1 2.5e-400\n1 2 -2.5e-400\n1 3 0.0000001e-320\n"
+                                                           "1 4 123456e-330\n1 5 -0.5E-324\n1 6 1e-99999999999999999999\n");
+  const std::vector<std::string> huge = {"1.5e400", "-1.5e400", "123456e305", "0.01e311", "1E+400",
+                                         "1e99999999999999999999"};
+  const auto check = [&] {
+    const auto coo = tessera::io::read_matrix_market(tiny);
+    ASSERT_EQ(coo.nnz(), 6);
+    for (std::int64_t e = 0; e < 6; ++e) {
+      EXPECT_EQ(coo.values[e], 0.0) << e;
+      EXPECT_EQ(std::signbit(coo.values[e]), e == 1 || e == 4) << e;
+    }
+    for (const auto& value : huge) {
+      const std::string file = write_raw("huge.mtx", "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 " + value + "\n");
+      EXPECT_THROW(tessera::io::read_matrix_market(file), tessera::ParseError) << value;
+    }
+  };
+  check();
+  for (const char* name : {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8"}) {
+    const std::string previous = std::setlocale(LC_NUMERIC, nullptr);
+    if (std::setlocale(LC_NUMERIC, name) == nullptr) continue;
+    check();
+    std::setlocale(LC_NUMERIC, previous.c_str());
+    break;
+  }
 }
 
 // ------------------------------------------------------- Matrix Market: writer errors

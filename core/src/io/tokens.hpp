@@ -1,12 +1,9 @@
 #pragma once
 // Private helpers shared by the text readers: whitespace tokenising and strict
 // number parsing with std::from_chars (locale-free, no allocation, no streams).
-#include <cfloat>
+#include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <string>
 #include <string_view>
 #include <system_error>
 
@@ -63,22 +60,48 @@ inline NumberStatus parse_int64(std::string_view token, std::int64_t& out) {
   return ec == std::errc() ? NumberStatus::Ok : NumberStatus::Invalid;
 }
 
+// Which way a decimal token that from_chars found out of range failed: it overflows when
+// its decimal exponent (that of its first nonzero digit plus the written one) is positive,
+// it underflows when negative (out of range means beyond 1e308 or below 1e-307 there).
+// strtod would tell, but it reads the decimal point of the program's locale: under a
+// decimal comma it read "1.5e400" as 1.
+inline bool overflows_double(std::string_view token) {
+  const auto digit = [&](std::size_t i) { return i < token.size() && token[i] >= '0' && token[i] <= '9'; };
+  std::size_t i = !token.empty() && token[0] == '-' ? 1 : 0;
+  long long place = 0;
+  bool nonzero = false;
+  for (; digit(i); ++i) {
+    if (nonzero) ++place;
+    else nonzero = token[i] != '0';
+  }
+  if (i < token.size() && token[i] == '.')
+    for (++i; digit(i); ++i)
+      if (!nonzero) {
+        --place;
+        nonzero = token[i] != '0';
+      }
+  long long written = 0;
+  if (i < token.size() && (token[i] == 'e' || token[i] == 'E')) {
+    const bool negative = i + 1 < token.size() && token[i + 1] == '-';
+    if (i + 1 < token.size() && (token[i + 1] == '-' || token[i + 1] == '+')) ++i;
+    for (++i; digit(i); ++i) written = std::min(written * 10 + (token[i] - '0'), 1LL << 40);  // saturates
+    if (negative) written = -written;
+  }
+  return place + written > 0;
+}
+
 // The whole token must be a floating-point number ("inf" and "nan" included).
-// Values too small for a double become 0 (as strtod does: such entries exist in
-// real files); values too large are OutOfRange.
+// Values too small for a double become 0 with their sign (such entries exist in real
+// files); values too large are OutOfRange.
 inline NumberStatus parse_double(std::string_view token, double& out) {
   token = strip_plus(token);
   if (token.empty()) return NumberStatus::Invalid;
   const char* end = token.data() + token.size();
   const auto [ptr, ec] = std::from_chars(token.data(), end, out);
   if (ptr != end) return NumberStatus::Invalid;
-  if (ec == std::errc::result_out_of_range) {
-    // from_chars leaves `out` untouched here and does not say which way it
-    // failed; strtod (rare path only) does.
-    const std::string copy(token);
-    const double value = std::strtod(copy.c_str(), nullptr);
-    if (std::fabs(value) > DBL_MAX) return NumberStatus::OutOfRange;
-    out = value;
+  if (ec == std::errc::result_out_of_range) {  // from_chars leaves `out` untouched here
+    if (overflows_double(token)) return NumberStatus::OutOfRange;
+    out = token[0] == '-' ? -0.0 : 0.0;
     return NumberStatus::Ok;
   }
   return ec == std::errc() ? NumberStatus::Ok : NumberStatus::Invalid;
