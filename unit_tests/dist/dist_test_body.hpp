@@ -17,6 +17,7 @@
 #include <string>
 #include <tuple>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -270,6 +271,36 @@ TYPED_TEST(Dist, BadLineOnOneRankThrowsParseErrorEverywhere) {
     ADD_FAILURE() << "no exception for a directory on rank " << rank();
   } catch (const tessera::IoError& e) {
     EXPECT_NE(std::string(e.what()).find(std::strerror(EISDIR)), std::string::npos) << e.what();
+  }
+}
+
+// Wrong entry counts: the parallel reader blames the line the serial one blames (the first
+// entry beyond the declared count, before any bad line after it; the last line, counted
+// without a final newline too) on every rank count.
+TYPED_TEST(Dist, ParallelReadBlamesTheLinesOfTheSerialReader) {
+  SharedTempDir tmp;
+  const std::string banner = "%%MatrixMarket matrix coordinate real general\n";
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"fewer_unterminated.mtx", banner + "3 3 4\n1 1 1\n2 2 2"},
+      {"fewer_blank_end.mtx", banner + "3 3 4\n1 1 1\n\n2 2 2\n\n"},
+      {"more.mtx", banner + "3 3 2\n1 1 1\n% note\n2 2 2\n3 3 3\n1 2 4\n2 1 5\n"},
+      {"more_then_bad.mtx", banner + "3 3 2\n1 1 1\n2 2 2\n3 3 3\n9 9 x\n"},
+      {"more_upper.mtx", "%%MatrixMarket matrix coordinate real symmetric\n2 2 1\n2 1 1\n1 2 1\n"}};
+  for (const auto& [name, text] : files) {
+    const std::string file = tmp.write(name, text);
+    std::int64_t serial_line = -1;
+    try {
+      tessera::io::read_matrix_market(file);
+    } catch (const tessera::ParseError& e) {
+      serial_line = e.line();
+    }
+    ASSERT_GT(serial_line, 0) << name;
+    try {
+      DistTensor<double, CSR, TypeParam>::read_matrix_market(world(), file);
+      ADD_FAILURE() << name << ": no exception on rank " << rank();
+    } catch (const tessera::ParseError& e) {
+      EXPECT_EQ(e.line(), serial_line) << name << ": " << e.what();
+    }
   }
 }
 

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "../io/tokens.hpp"
 #include "tessera/core/dist/collective_error.hpp"
@@ -103,6 +105,19 @@ std::string header_text(const EntrySource& source) {
   return source.bytes(0, p);
 }
 
+// Calls visit(offset, index) with the byte offset and line index (0-based) of each entry
+// line of `text`, a line neither blank nor a '%' comment, until visit returns false.
+template <class Visit>
+void for_each_entry_line(std::string_view text, Visit visit) {
+  std::int64_t index = 0;
+  for (std::size_t p = 0; p < text.size(); ++index) {
+    const std::size_t end = std::min(text.find('\n', p), text.size());
+    const std::string_view line = text.substr(p, end - p);
+    if (!io::detail::is_blank(line) && !io::detail::is_comment(line, '%') && !visit(p, index)) return;
+    p = end + 1;
+  }
+}
+
 void broadcast_header(MPI_Comm comm, io::MatrixMarketHeader& h) {
   std::int64_t fields[8] = {static_cast<std::int64_t>(h.info.format), static_cast<std::int64_t>(h.info.field),
                             static_cast<std::int64_t>(h.info.symmetry), h.info.rows, h.info.cols,
@@ -149,28 +164,49 @@ HostCoo<double> read_matrix_market_part(MPI_Comm comm, const std::string& path, 
   const std::int64_t begin = first + section / ranks * rank + std::min<std::int64_t>(rank, section % ranks);
   const std::int64_t end = first + section / ranks * (rank + 1) + std::min<std::int64_t>(rank + 1, section % ranks);
   std::string text;
+  bool unterminated_end = false;  // the file's last line has no '\n' (the serial reader counts it)
   agree_on_errors(comm, [&] {
     const std::int64_t start = begin == first ? first : source->after_newline(begin - 1);
     if (start < end) text = source->bytes(start, source->after_newline(end - 1));
+    unterminated_end = section > 0 && source->bytes(source->size() - 1, source->size()) != "\n";
   });
-  std::int64_t newlines = static_cast<std::int64_t>(std::count(text.begin(), text.end(), '\n'));
-  std::int64_t newlines_before = 0;
-  MPI_Exscan(&newlines, &newlines_before, 1, MPI_INT64_T, MPI_SUM, comm);
-  if (rank == 0) newlines_before = 0;  // MPI_Exscan leaves rank 0's result undefined
+  std::int64_t counts[2] = {static_cast<std::int64_t>(std::count(text.begin(), text.end(), '\n')), 0};
+  for_each_entry_line(text, [&](std::size_t, std::int64_t) {
+    ++counts[1];
+    return true;
+  });
+  std::int64_t before[2] = {0, 0}, totals[2] = {0, 0};  // newlines, entry lines
+  MPI_Exscan(counts, before, 2, MPI_INT64_T, MPI_SUM, comm);
+  if (rank == 0) before[0] = before[1] = 0;  // MPI_Exscan leaves rank 0's result undefined
+  MPI_Allreduce(counts, totals, 2, MPI_INT64_T, MPI_SUM, comm);
 
-  std::int64_t found = 0;
+  // As the serial reader does, parse the declared number of entry lines and blame the first
+  // one beyond them, so that both report the same line (and errors in later lines stay unread).
+  const std::int64_t declared = header.info.stored_entries;
+  const std::int64_t keep = std::clamp<std::int64_t>(declared - before[1], 0, counts[1]);
+  std::size_t parsed_bytes = text.size();
+  std::int64_t first_extra_line = -1;  // this rank's line index of the first line beyond them
+  if (keep < counts[1]) {
+    std::int64_t seen = 0;
+    for_each_entry_line(text, [&](std::size_t offset, std::int64_t index) {
+      if (seen++ < keep) return true;
+      parsed_bytes = offset;
+      first_extra_line = index;
+      return false;
+    });
+  }
   agree_on_errors(comm, [&] {
-    found = io::parse_matrix_market_entries(path, header.info, text, header.lines_before_entries + newlines_before,
-                                            expand_symmetry, part);
+    const std::int64_t lines_before = header.lines_before_entries + before[0];
+    io::parse_matrix_market_entries(path, header.info, std::string_view(text).substr(0, parsed_bytes), lines_before,
+                                    expand_symmetry, part);
+    if (first_extra_line >= 0 && before[1] <= declared)
+      throw ParseError(path, lines_before + first_extra_line + 1,
+                       "too many entries: the size line declares " + std::to_string(declared));
   });
-  std::int64_t totals[2] = {0, 0};
-  const std::int64_t mine[2] = {found, newlines};
-  MPI_Allreduce(mine, totals, 2, MPI_INT64_T, MPI_SUM, comm);
-  if (totals[0] != header.info.stored_entries) {
-    const std::int64_t last_line = std::max<std::int64_t>(header.lines_before_entries + totals[1], 1);
-    throw ParseError(path, last_line,
-                     (totals[0] > header.info.stored_entries ? "too many entries: " : "") + std::string("expected ") +
-                         std::to_string(header.info.stored_entries) + " entries, found " + std::to_string(totals[0]));
+  if (totals[1] < declared) {
+    const std::int64_t last_line = header.lines_before_entries + totals[0] + (unterminated_end ? 1 : 0);
+    throw ParseError(path, std::max<std::int64_t>(last_line, 1),
+                     "expected " + std::to_string(declared) + " entries, found " + std::to_string(totals[1]));
   }
   if (info != nullptr) *info = header.info;
   return part;
