@@ -148,8 +148,10 @@ bool solve(const std::string& name, const Matrix& A, const Args& args) {
     // A small residual with x far from 1: A x = b has other solutions (A singular) or
     // amplifies the residual beyond the bound (A ill-conditioned).
     if (converged && !(error < error_bound))
-      std::fprintf(stderr, "  the residual is small but x is not the solution 1 (rms error %.3e > %.3e): %s is singular "
-                   "or too ill-conditioned\n", error, error_bound, name.c_str());
+      std::fprintf(stderr,
+                   "  the residual is small but x is not the solution 1 (rms error %.3e > %.3e): %s is singular "
+                   "or too ill-conditioned\n",
+                   error, error_bound, name.c_str());
   }
   return converged && error < error_bound;
 }

@@ -45,7 +45,8 @@ Args parse_args(int argc, char** argv) {
   // The Laplacian has 5 G^2 - 4 G nonzeros, which the CSR's 32-bit offsets must hold.
   const std::int64_t g = args.grid;
   if (5 * g * g - 4 * g > std::numeric_limits<std::int32_t>::max())
-    throw tessera::Error("--grid " + std::to_string(g) + " gives more nonzeros than a CSR with 32-bit offsets holds (G <= 20724)");
+    throw tessera::Error("--grid " + std::to_string(g) +
+                         " gives more nonzeros than a CSR with 32-bit offsets holds (G <= 20724)");
   return args;
 }
 
@@ -81,25 +82,27 @@ int run(const Args& args) {
 
   auto t0 = std::chrono::steady_clock::now();
   const auto coo = args.path.empty() ? poisson_2d(args.grid) : tessera::io::read_matrix_market(args.path);
-  std::printf("[1/4] %s: %lld x %lld, %lld entries%s (%.2f s)\n",
-              args.path.empty() ? ("generated 2-D Poisson, grid " + std::to_string(args.grid)).c_str() : args.path.c_str(),
-              static_cast<long long>(coo.shape[0]), static_cast<long long>(coo.shape[1]),
-              static_cast<long long>(coo.nnz()), args.path.empty() ? "" : " (symmetric files expanded)", seconds_since(t0));
+  std::printf(
+      "[1/4] %s: %lld x %lld, %lld entries%s (%.2f s)\n",
+      args.path.empty() ? ("generated 2-D Poisson, grid " + std::to_string(args.grid)).c_str() : args.path.c_str(),
+      static_cast<long long>(coo.shape[0]), static_cast<long long>(coo.shape[1]), static_cast<long long>(coo.nnz()),
+      args.path.empty() ? "" : " (symmetric files expanded)", seconds_since(t0));
   // The product runs in float and is checked against finite references: NaN, infinities and
   // values float cannot hold (1e39) would leave nothing to compare.
   for (std::int64_t e = 0; e < coo.nnz(); ++e)
     if (!(std::abs(coo.values[e]) <= std::numeric_limits<T>::max()))
-      throw tessera::Error("entry (" + std::to_string(coo.coord(e, 0) + 1) + ", " + std::to_string(coo.coord(e, 1) + 1) +
-                           ") is " + std::to_string(coo.values[e]) + "; the demo computes in float and takes finite values " +
-                           "up to 3.4e38");
+      throw tessera::Error("entry (" + std::to_string(coo.coord(e, 0) + 1) + ", " +
+                           std::to_string(coo.coord(e, 1) + 1) + ") is " + std::to_string(coo.values[e]) +
+                           "; the demo computes in float and takes finite values up to 3.4e38");
 
   t0 = std::chrono::steady_clock::now();
   const auto A = tessera::from_coo<T, tessera::CSR, Space>(coo);
   const auto csc = tessera::convert<tessera::CSC>(A);
   const auto dcsr = tessera::convert<tessera::DCSR>(A);
   const std::int64_t nonempty_rows = static_cast<std::int64_t>(dcsr.level(0).crd.extent(0));
-  const std::string threads =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible ? " (" + std::to_string(Space().concurrency()) + " threads)" : "";
+  const std::string threads = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible
+                                  ? " (" + std::to_string(Space().concurrency()) + " threads)"
+                                  : "";
   std::printf("[2/4] CSR in %s%s: nnz %lld, %lld empty rows; CSC nnz %lld (%.2f s)\n", Space::name(), threads.c_str(),
               static_cast<long long>(A.nnz()), static_cast<long long>(A.extent(0) - nonempty_rows),
               static_cast<long long>(csc.nnz()), seconds_since(t0));

@@ -375,6 +375,17 @@ TEST_F(MatrixMarket, TolerantOfCaseCommentsBlankLinesCrlfAndPlusSigns) {
   expect_identical(tessera::io::read_matrix_market(file), want);
 }
 
+TEST_F(MatrixMarket, ByteOrderMarkBeforeTheBannerIsSkipped) {
+  const std::string file = write_raw("bom.mtx",
+                                     "\xEF\xBB\xBF%%MatrixMarket matrix coordinate real general\n"
+                                     "2 2 1\n"
+                                     "2 1 3.5\n");
+  HostCoo<double> want;
+  want.shape = {2, 2};
+  add_entry(want, 1, 0, 3.5);
+  expect_identical(tessera::io::read_matrix_market(file), want);
+}
+
 TEST_F(MatrixMarket, TinyValuesUnderflowToZeroInsteadOfFailing) {
   const std::string file = write_raw("tiny.mtx",
                                      "%%MatrixMarket matrix coordinate real general\n"
@@ -465,6 +476,13 @@ TEST_F(MatrixMarket, WriterRejectsNonIntegersInIntegerField) {
   EXPECT_THROW(tessera::io::write_matrix_market(path("b.mtx"), coo, Field::Integer), tessera::FormatError);
   coo.values[0] = std::numeric_limits<double>::infinity();
   EXPECT_THROW(tessera::io::write_matrix_market(path("c.mtx"), coo, Field::Integer), tessera::FormatError);
+  coo.values[0] = 1e-7;  // named as written, not as std::to_string's "0.000000"
+  try {
+    tessera::io::write_matrix_market(path("d.mtx"), coo, Field::Integer);
+    ADD_FAILURE() << "no FormatError for 1e-7";
+  } catch (const tessera::FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("value 9.9999999999999995e-08 of entry (1,1)"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(MatrixMarket, WriterRejectsInvalidCoo) {
@@ -627,6 +645,12 @@ std::vector<BadFile> bad_matrix_market_files() {
        "1 1 1\r\n%c\r\n2 3 1\r\n",
        7, "column index 3 out of range [1, 2]"},
       {"NulByte", real + "2 2 1\n1 1 " + std::string(1, '\0') + "\n", 3, "invalid value"},
+      // Tokens are shown safely: a NUL as \x00 (not the end of the message), a long one cut.
+      {"NulByteInsideValue", real + "2 2 1\n1 1 1" + std::string(1, '\0') + "x\n", 3, "invalid value '1\\x00x'"},
+      {"LoneCarriageReturnLineEnds", "%%MatrixMarket matrix coordinate real general\r2 2 1\r1 1 1\r", 1,
+       "lines end in a lone carriage return (CR)"},
+      {"HugeTokenShownCut", real + "2 2 1\n1 1 1" + std::string(5000, '0') + "\n", 3,
+       "value 1" + std::string(39, '0') + "... (5001 characters) out of the range of double"},
   };
 }
 

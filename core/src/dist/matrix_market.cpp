@@ -55,7 +55,8 @@ class EntrySource {
     std::string out(static_cast<std::size_t>(to - from), '\0');
     if (std::fseek(file_.get(), static_cast<long>(from), SEEK_SET) != 0) fail("seek in", std::strerror(errno));
     if (std::fread(out.data(), 1, out.size(), file_.get()) != out.size())
-      fail("read", std::ferror(file_.get()) ? std::strerror(errno) : "it ended early (did it change while being read?)");
+      fail("read",
+           std::ferror(file_.get()) ? std::strerror(errno) : "it ended early (did it change while being read?)");
     return out;
   }
 

@@ -31,8 +31,6 @@ bool equals_ignore_case(std::string_view a, std::string_view b) {
   return true;
 }
 
-std::string quoted(std::string_view token) { return "'" + std::string(token) + "'"; }
-
 // rows*cols or a triangle of an n x n matrix, or -1 when it does not fit int64.
 std::int64_t checked_product(std::int64_t a, std::int64_t b) {
   if (a != 0 && b > kInt64Max / a) return -1;
@@ -95,6 +93,12 @@ void Reader::parse_banner(Info& info) {
   constexpr const char* kExpected = "expected '%%MatrixMarket matrix <format> <field> <symmetry>'";
   std::string_view line;
   if (!cursor_.next(line)) fail_at_end("empty file: missing %%MatrixMarket banner");
+  // Old Mac files end lines with '\r' alone: the whole file reads as one line.
+  const std::size_t cr = line.find('\r');
+  if (cr != std::string_view::npos && !detail::is_blank(line.substr(cr)))
+    fail("lines end in a lone carriage return (CR); Matrix Market files need LF or CRLF line ends");
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";  // written by some Windows editors
+  if (line.substr(0, kByteOrderMark.size()) == kByteOrderMark) line.remove_prefix(kByteOrderMark.size());
   std::string_view rest = line;
   if (!equals_ignore_case(detail::next_token(rest), "%%MatrixMarket")) {
     fail(std::string("missing %%MatrixMarket banner on the first line (") + kExpected + ")");
@@ -105,10 +109,11 @@ void Reader::parse_banner(Info& info) {
   const std::string_view symmetry = detail::next_token(rest);
   if (symmetry.empty()) fail(std::string("ill-formed banner: ") + kExpected);
   const std::string_view extra = detail::next_token(rest);
-  if (!extra.empty()) fail("ill-formed banner: unexpected extra token " + quoted(extra) + " (" + kExpected + ")");
+  if (!extra.empty())
+    fail("ill-formed banner: unexpected extra token " + detail::quoted(extra) + " (" + kExpected + ")");
 
   if (!equals_ignore_case(object, "matrix")) {
-    fail("unsupported object " + quoted(object) + " (only 'matrix' is supported)");
+    fail("unsupported object " + detail::quoted(object) + " (only 'matrix' is supported)");
   }
 
   if (equals_ignore_case(format, "coordinate")) {
@@ -116,7 +121,7 @@ void Reader::parse_banner(Info& info) {
   } else if (equals_ignore_case(format, "array")) {
     info.format = Info::Format::Array;
   } else {
-    fail("unknown format " + quoted(format) + " (expected coordinate or array)");
+    fail("unknown format " + detail::quoted(format) + " (expected coordinate or array)");
   }
 
   if (equals_ignore_case(field, "real")) {
@@ -128,7 +133,7 @@ void Reader::parse_banner(Info& info) {
   } else if (equals_ignore_case(field, "complex")) {
     fail("unsupported field complex");
   } else {
-    fail("unknown field " + quoted(field) + " (expected real, integer or pattern)");
+    fail("unknown field " + detail::quoted(field) + " (expected real, integer or pattern)");
   }
 
   if (equals_ignore_case(symmetry, "general")) {
@@ -140,7 +145,7 @@ void Reader::parse_banner(Info& info) {
   } else if (equals_ignore_case(symmetry, "hermitian")) {
     fail("unsupported symmetry hermitian");
   } else {
-    fail("unknown symmetry " + quoted(symmetry) + " (expected general, symmetric or skew-symmetric)");
+    fail("unknown symmetry " + detail::quoted(symmetry) + " (expected general, symmetric or skew-symmetric)");
   }
 
   // Combinations the format defines no meaning for.
@@ -157,11 +162,11 @@ std::int64_t Reader::parse_size(std::string_view token, const char* what, const 
   std::int64_t value = 0;
   switch (detail::parse_int64(token, value)) {
     case NumberStatus::Invalid:
-      fail(std::string("bad size line: ") + what + " " + quoted(token) + " is not an integer");
+      fail(std::string("bad size line: ") + what + " " + detail::quoted(token) + " is not an integer");
     case NumberStatus::OutOfRange:
-      if (token[0] == '-') fail(std::string("bad size line: negative ") + what + " " + std::string(token));
-      throw OverflowError(path_ + ":" + std::to_string(cursor_.line_number()) + ": " + what + " " + std::string(token) +
-                          " does not fit in a 64-bit integer");
+      if (token[0] == '-') fail(std::string("bad size line: negative ") + what + " " + detail::shown(token));
+      throw OverflowError(path_ + ":" + std::to_string(cursor_.line_number()) + ": " + what + " " +
+                          detail::shown(token) + " does not fit in a 64-bit integer");
     case NumberStatus::Ok:
       break;
   }
@@ -179,7 +184,8 @@ void Reader::parse_size_line(Info& info) {
   info.cols = parse_size(detail::next_token(rest), "column count", layout);
   if (coordinate) info.stored_entries = parse_size(detail::next_token(rest), "entry count", layout);
   const std::string_view extra = detail::next_token(rest);
-  if (!extra.empty()) fail("bad size line: unexpected extra token " + quoted(extra) + " (expected '" + layout + "')");
+  if (!extra.empty())
+    fail("bad size line: unexpected extra token " + detail::quoted(extra) + " (expected '" + layout + "')");
 
   if (info.symmetry != Info::Symmetry::General && info.rows != info.cols) {
     fail("a symmetric or skew-symmetric matrix must be square, got " + std::to_string(info.rows) + " x " +
@@ -210,9 +216,9 @@ std::int64_t Reader::parse_index(std::string_view token, const char* what, std::
   std::int64_t index = 0;
   const NumberStatus status = detail::parse_int64(token, index);
   if (status == NumberStatus::Invalid)
-    fail(std::string("invalid ") + what + " index " + quoted(token) + " (expected an integer)");
+    fail(std::string("invalid ") + what + " index " + detail::quoted(token) + " (expected an integer)");
   if (status == NumberStatus::OutOfRange || index < 1 || index > extent) {
-    fail(std::string(what) + " index " + std::string(token) + " out of range [1, " + std::to_string(extent) + "]");
+    fail(std::string(what) + " index " + detail::shown(token) + " out of range [1, " + std::to_string(extent) + "]");
   }
   return index - 1;
 }
@@ -223,9 +229,9 @@ double Reader::parse_value(std::string_view token, Info::Field field, const char
     std::int64_t value = 0;
     switch (detail::parse_int64(token, value)) {
       case NumberStatus::Invalid:
-        fail("invalid integer value " + quoted(token));
+        fail("invalid integer value " + detail::quoted(token));
       case NumberStatus::OutOfRange:
-        fail("integer value " + std::string(token) + " out of the 64-bit range");
+        fail("integer value " + detail::shown(token) + " out of the 64-bit range");
       case NumberStatus::Ok:
         break;
     }
@@ -234,9 +240,9 @@ double Reader::parse_value(std::string_view token, Info::Field field, const char
   double value = 0;
   switch (detail::parse_double(token, value)) {
     case NumberStatus::Invalid:
-      fail("invalid value " + quoted(token) + " (expected a number)");
+      fail("invalid value " + detail::quoted(token) + " (expected a number)");
     case NumberStatus::OutOfRange:
-      fail("value " + std::string(token) + " out of the range of double");
+      fail("value " + detail::shown(token) + " out of the range of double");
     case NumberStatus::Ok:
       break;
   }
@@ -245,7 +251,7 @@ double Reader::parse_value(std::string_view token, Info::Field field, const char
 
 void Reader::expect_line_end(std::string_view rest, const char* layout) {
   const std::string_view extra = detail::next_token(rest);
-  if (!extra.empty()) fail("unexpected extra token " + quoted(extra) + " (expected '" + layout + "')");
+  if (!extra.empty()) fail("unexpected extra token " + detail::quoted(extra) + " (expected '" + layout + "')");
 }
 
 // Symmetric files store the lower triangle only; an upper entry would be
@@ -574,7 +580,9 @@ void write_matrix_market(const std::string& path, const HostCoo<double>& coo, Ma
       detail::append_double(out, value);
     } else if (field == Info::Field::Integer) {
       if (!is_int64_value(value)) {
-        throw FormatError("write_matrix_market: value " + std::to_string(value) + " of entry " + entry_text(row, col) +
+        std::string shown;  // as the real field would write it (to_string wrote 1e-7 as 0.000000)
+        detail::append_double(shown, value);
+        throw FormatError("write_matrix_market: value " + shown + " of entry " + entry_text(row, col) +
                           " is not a 64-bit integer; write it with the real field");
       }
       out += ' ';

@@ -14,8 +14,6 @@ namespace {
 
 using detail::NumberStatus;
 
-std::string quoted(std::string_view token) { return "'" + std::string(token) + "'"; }
-
 std::size_t count_tokens(std::string_view line) {
   std::size_t count = 0;
   while (!detail::next_token(line).empty()) ++count;
@@ -89,16 +87,16 @@ void TnsReader::parse_entry(std::string_view line, HostCoo<double>& coo) {
     std::int64_t index = 0;
     const NumberStatus status = detail::parse_int64(token, index);
     if (status == NumberStatus::Invalid) {
-      fail_entry(line,
-                 "invalid index " + quoted(token) + " in mode " + std::to_string(mode + 1) + " (expected an integer)");
+      fail_entry(line, "invalid index " + detail::quoted(token) + " in mode " + std::to_string(mode + 1) +
+                           " (expected an integer)");
     }
     if (status == NumberStatus::Ok && index < 1) {
-      fail_entry(line, "index " + std::string(token) + " of mode " + std::to_string(mode + 1) +
+      fail_entry(line, "index " + detail::shown(token) + " of mode " + std::to_string(mode + 1) +
                            " is below 1 (.tns indices are 1-based)");
     }
     const std::int64_t extent = given_shape_.empty() ? -1 : given_shape_[mode];
     if (status == NumberStatus::OutOfRange || (extent >= 0 && index > extent)) {
-      fail_entry(line, "index " + std::string(token) + " of mode " + std::to_string(mode + 1) + " out of range [1, " +
+      fail_entry(line, "index " + detail::shown(token) + " of mode " + std::to_string(mode + 1) + " out of range [1, " +
                            (extent >= 0 ? std::to_string(extent) : std::string("2^63-1")) + "]");
     }
     max_index_[mode] = std::max(max_index_[mode], index);
@@ -109,9 +107,9 @@ void TnsReader::parse_entry(std::string_view line, HostCoo<double>& coo) {
   double value = 0;
   switch (detail::parse_double(value_token, value)) {
     case NumberStatus::Invalid:
-      fail_entry(line, "invalid value " + quoted(value_token) + " (expected a number)");
+      fail_entry(line, "invalid value " + detail::quoted(value_token) + " (expected a number)");
     case NumberStatus::OutOfRange:
-      fail_entry(line, "value " + std::string(value_token) + " out of the range of double");
+      fail_entry(line, "value " + detail::shown(value_token) + " out of the range of double");
     case NumberStatus::Ok:
       break;
   }

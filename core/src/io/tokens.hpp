@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <string_view>
 #include <system_error>
 
@@ -39,6 +41,27 @@ inline bool is_comment(std::string_view line, char marker) {
   }
   return false;
 }
+
+// A token as an error message shows it: bytes that are not printable ASCII as \xNN (a NUL
+// would end the message's C string), and the first 40 characters of a longer one with its
+// length (a 5000-digit value made a 5000-character message).
+inline std::string shown(std::string_view token) {
+  constexpr std::size_t kShown = 40;
+  std::string out;
+  for (std::size_t i = 0; i < token.size() && i < kShown; ++i) {
+    const unsigned char c = static_cast<unsigned char>(token[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02X", c);
+      out += hex;
+    }
+  }
+  if (token.size() > kShown) out += "... (" + std::to_string(token.size()) + " characters)";
+  return out;
+}
+inline std::string quoted(std::string_view token) { return "'" + shown(token) + "'"; }
 
 enum class NumberStatus { Ok, Invalid, OutOfRange };
 
