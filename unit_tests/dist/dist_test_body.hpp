@@ -154,6 +154,35 @@ TEST(DistPartition, BalancedByNonzerosAndEdgeCases) {
   EXPECT_THROW(RowPartition({0, 5, 4}), tessera::ShapeError);
 }
 
+// The distributed balance (each rank counts an equal block of rows) gives the offsets of
+// RowPartition::balanced on the global counts, here summed the direct way.
+TEST(DistPartition, BalancedAcrossRanksMatchesTheGlobalRule) {
+  struct Case {
+    std::int64_t rows, nnz;
+    bool heavy_row, root_only;
+  };
+  for (const Case c : {Case{0, 0, false, false}, Case{1, 5, false, false}, Case{3, 0, false, false},
+                       Case{3, 40, false, true}, Case{17, 60, true, false}, Case{1000, 3000, false, false},
+                       Case{1000, 5000, true, true}, Case{64, 64 * 64, false, false}}) {
+    SCOPED_TRACE("rows " + std::to_string(c.rows) + ", nnz " + std::to_string(c.nnz));
+    HostCoo<double> mine;
+    if (!c.root_only || rank() == 0)
+      mine = tessera_test::random_coo({c.rows, 4}, c.rows == 0 ? 0 : c.nnz, 977 + static_cast<unsigned>(rank()));
+    mine.shape = {c.rows, 4};
+    if (c.heavy_row && rank() == ranks() - 1) {  // one row with many entries
+      for (std::int64_t n = 0; n < c.nnz / 2; ++n) {
+        mine.coords.insert(mine.coords.end(), {c.rows / 2, n % 4});
+        mine.values.push_back(1.0);
+      }
+    }
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(c.rows), 0), total(counts.size(), 0);
+    for (std::int64_t n = 0; n < mine.nnz(); ++n) ++counts[mine.coord(n, 0)];
+    MPI_Allreduce(counts.data(), total.data(), static_cast<int>(c.rows), MPI_INT64_T, MPI_SUM, world());
+    EXPECT_EQ(tessera::dist::balanced_row_partition(world(), mine, c.rows).offsets(),
+              RowPartition::balanced(total, ranks()).offsets());
+  }
+}
+
 // ------------------------------------------------------------------ construction
 
 TYPED_TEST(Dist, ScatterGatherRoundTripAndOwnership) {

@@ -1,6 +1,7 @@
 // COO triplets between ranks: counting by owner, then one MPI_Alltoallv per array.
 #include "tessera/core/dist/redistribute.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "tessera/core/dist/mpi_datatype.hpp"
@@ -21,11 +22,65 @@ std::vector<int> displacements(const std::vector<int>& counts, const char* what)
 
 }  // namespace
 
-std::vector<std::int64_t> global_row_counts(MPI_Comm comm, const HostCoo<double>& coo, std::int64_t rows) {
-  std::vector<std::int64_t> local(static_cast<std::size_t>(rows), 0), total(local.size(), 0);
-  for (std::int64_t n = 0; n < coo.nnz(); ++n) ++local[coo.coords[2 * n]];
-  MPI_Allreduce(local.data(), total.data(), mpi_count(rows, "row counts"), MPI_INT64_T, MPI_SUM, comm);
-  return total;
+RowPartition balanced_row_partition(MPI_Comm comm, const HostCoo<double>& coo, std::int64_t rows) {
+  const int ranks = comm_size(comm), rank = comm_rank(comm);
+  const RowPartition blocks = RowPartition::uniform(rows, ranks);
+
+  // This rank's entries as (row, count) runs in row order, so each block's runs are contiguous.
+  std::vector<std::int64_t> entry_rows(static_cast<std::size_t>(coo.nnz()));
+  for (std::int64_t n = 0; n < coo.nnz(); ++n) entry_rows[n] = coo.coords[2 * n];
+  std::sort(entry_rows.begin(), entry_rows.end());
+  std::vector<std::int64_t> runs;
+  std::vector<int> send(ranks, 0);
+  for (std::size_t i = 0; i < entry_rows.size();) {
+    std::size_t j = i;
+    while (j < entry_rows.size() && entry_rows[j] == entry_rows[i]) ++j;
+    runs.push_back(entry_rows[i]);
+    runs.push_back(static_cast<std::int64_t>(j - i));
+    send[blocks.owner(entry_rows[i])] += 2;
+    i = j;
+  }
+  std::vector<int> recv(ranks, 0);
+  MPI_Alltoall(send.data(), 1, MPI_INT, recv.data(), 1, MPI_INT, comm);
+  const std::vector<int> send_displs = displacements(send, "balanced_row_partition");
+  const std::vector<int> recv_displs = displacements(recv, "balanced_row_partition");
+  std::vector<std::int64_t> received(static_cast<std::size_t>(recv_displs.back()) + recv.back());
+  MPI_Alltoallv(runs.data(), send.data(), send_displs.data(), MPI_INT64_T, received.data(), recv.data(),
+                recv_displs.data(), MPI_INT64_T, comm);
+
+  // Weights of this block's rows (entries + 1), their sum, and the weight of all rows before.
+  const std::int64_t first = blocks.begin(rank);
+  std::vector<std::int64_t> weight(static_cast<std::size_t>(blocks.count(rank)), 1);
+  for (std::size_t k = 0; k < received.size(); k += 2) weight[received[k] - first] += received[k + 1];
+  std::int64_t mine = 0, before = 0, total = 0;
+  for (const std::int64_t w : weight) mine += w;
+  MPI_Exscan(&mine, &before, 1, MPI_INT64_T, MPI_SUM, comm);
+  if (rank == 0) before = 0;  // MPI_Exscan leaves rank 0's result undefined
+  MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, comm);
+
+  // RowPartition::balanced's boundary r: b, the first row boundary whose prefix weight
+  // reaches the target, or b - 1 when that one is closer. The row ending at b lies in
+  // exactly one block; its rank sets it, the others leave 0 (shared by a max).
+  std::vector<std::int64_t> found(ranks + 1, 0);
+  std::int64_t prefix = before;  // weight of rows [0, first + i)
+  int r = 1;
+  for (std::size_t i = 0; i < weight.size() && r < ranks; ++i) {
+    const std::int64_t next = prefix + weight[i];
+    for (; r < ranks; ++r) {
+      const double target = static_cast<double>(total) * r / ranks;
+      if (!(target <= next)) break;
+      if (prefix < target) {  // b = first + i + 1
+        const std::int64_t b = first + static_cast<std::int64_t>(i) + 1;
+        found[r] = target - prefix < next - target ? b - 1 : b;
+      }
+    }
+    prefix = next;
+  }
+  std::vector<std::int64_t> offsets(ranks + 1, 0);
+  MPI_Allreduce(found.data(), offsets.data(), ranks + 1, MPI_INT64_T, MPI_MAX, comm);
+  offsets[ranks] = rows;
+  for (int q = 1; q < ranks; ++q) offsets[q] = std::clamp(offsets[q], offsets[q - 1], rows);
+  return RowPartition(std::move(offsets));
 }
 
 HostCoo<double> redistribute_rows(MPI_Comm comm, const RowPartition& rows, const HostCoo<double>& coo) {

@@ -62,8 +62,8 @@ class DistTensor {
 
   // Every rank contributes triplets (global 0-based coordinates) for any rows; the
   // shapes must agree. Entries go to the ranks owning their rows; duplicates are summed.
-  // The nnz-balanced blocks come from per-row counts summed over all ranks, a vector
-  // of extent(0) integers on every rank; give row_offsets to avoid it.
+  // The nnz-balanced blocks come from per-row counts summed over all ranks, each rank
+  // counting an equal block of rows (balanced_row_partition); row_offsets skips that.
   static DistTensor from_coo(MPI_Comm comm, const HostCoo<double>& triplets, const DistOptions& options = {}) {
     agree_on_errors(comm, [&] { check_triplets(triplets); });
     require_same_on_all_ranks(comm, triplets.shape[0], "DistTensor::from_coo: row count");
@@ -78,7 +78,7 @@ class DistTensor {
       if (!options.row_offsets.empty()) row_blocks = checked_partition(options.row_offsets, rows, ranks, "row_offsets");
       if (!options.col_offsets.empty()) col_blocks = checked_partition(options.col_offsets, cols, ranks, "col_offsets");
     });
-    if (options.row_offsets.empty()) row_blocks = RowPartition::balanced(global_row_counts(comm, triplets, rows), ranks);
+    if (options.row_offsets.empty()) row_blocks = balanced_row_partition(comm, triplets, rows);
     if (options.col_offsets.empty()) col_blocks = rows == cols ? row_blocks : RowPartition::uniform(cols, ranks);
     return from_owned_rows(comm, row_blocks, col_blocks, redistribute_rows(comm, row_blocks, triplets));
   }
