@@ -165,16 +165,17 @@ int main(int argc, char** argv) {
   Args args;
   const auto parsed = tessera::walk_command_line("dist_cg", [&] { args = parse_args(argc, argv, root); }, root);
   int status = parsed.value_or(0);
+  const bool kokkos_help = tessera_example::asks_for_kokkos_help(argc, argv);
   std::optional<Kokkos::ScopeGuard> kokkos;
   if (!parsed) {
     try {
       kokkos.emplace(argc, argv);
     } catch (const std::exception& e) {  // the same arguments on every rank: the same failure
-      if (root) std::fprintf(stderr, "error: Kokkos did not start: %s\n", tessera_example::error_text(e).c_str());
+      if (root) tessera_example::report_error("Kokkos did not start: " + tessera_example::error_text(e));
       status = 2;
     }
   }
-  if (kokkos) {
+  if (kokkos && !kokkos_help) {
     try {
       bool ok = solve("3-D Poisson " + std::to_string(args.grid) + "^3",
                       tessera::dist::poisson_3d<Matrix>(MPI_COMM_WORLD, args.grid), args);
@@ -182,7 +183,7 @@ int main(int argc, char** argv) {
       status = ok ? 0 : 1;
     } catch (const tessera::Error& e) {
       // Library errors reach every rank (collective agreement): report once, exit cleanly.
-      if (root) std::fprintf(stderr, "error: %s\n", tessera_example::error_text(e).c_str());
+      if (root) tessera_example::report_error(tessera_example::error_text(e));
       status = 2;
     } catch (const std::exception& e) {
       // Anything else (std::bad_alloc) may have struck this rank alone while the others wait

@@ -34,10 +34,25 @@ inline std::string error_text(const std::exception& e) {
   return text.empty() ? "unknown error" : text;
 }
 
+// "error: <what>" on stderr, after what the example printed so far (stdout is buffered when
+// redirected, and the error line would otherwise come before the progress lines).
+inline void report_error(const std::string& what) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "error: %s\n", what.c_str());
+}
+
+// Kokkos prints its options for --kokkos-help when it starts, and the program then runs on.
+inline bool asks_for_kokkos_help(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--kokkos-help") return true;
+  return false;
+}
+
 // main() of a single-process example: the command line is walked before Kokkos starts (so
 // --help prints the example's usage alone, and a bad option ends before any thread
 // starts), then Kokkos is set up around run. An error (bad input, an unreadable file, a
-// failed allocation) ends it with "error: ..." and status 2, --help with 0.
+// failed allocation) ends it with "error: ..." and status 2; --help and --kokkos-help end
+// it with 0 once the usage is printed.
 template <class Parse, class Run>
 int run_example(int argc, char** argv, Parse parse, Run run) {
   std::optional<decltype(parse(argc, argv))> args;
@@ -46,20 +61,22 @@ int run_example(int argc, char** argv, Parse parse, Run run) {
   } catch (const tessera::HelpShown&) {
     return 0;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", error_text(e).c_str());
+    report_error(error_text(e));
     return 2;
   }
+  const bool kokkos_help = asks_for_kokkos_help(argc, argv);
   std::optional<Kokkos::ScopeGuard> kokkos;
   try {
     kokkos.emplace(argc, argv);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: Kokkos did not start: %s\n", error_text(e).c_str());
+    report_error("Kokkos did not start: " + error_text(e));
     return 2;
   }
+  if (kokkos_help) return 0;
   try {
     return run(*args);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", error_text(e).c_str());
+    report_error(error_text(e));
     return 2;
   }
 }

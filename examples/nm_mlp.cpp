@@ -116,10 +116,14 @@ struct VnmLinear {
 };
 
 #if defined(KOKKOS_ENABLE_CUDA)
+void check_blas(cublasStatus_t status, const char* call) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw tessera::CudaError(std::string(call) + " failed: " + cublasGetStatusString(status));
+}
 cublasHandle_t blas_handle() {
   static cublasHandle_t h = [] {
     cublasHandle_t handle;
-    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) throw tessera::CudaError("cublasCreate failed");
+    check_blas(cublasCreate(&handle), "cublasCreate");
     return handle;
   }();
   return h;
@@ -138,14 +142,14 @@ void linear(const Mat<T, Layout>& X, const DenseLinear<T>& L, const Mat<T, Layou
     // Y = X * W with W (row-major) seen as W^T.
     const cudaDataType type = std::is_same_v<T, float> ? CUDA_R_32F : CUDA_R_16F;
     const float one = 1.f, zero = 0.f;
-    cublasSetStream(blas_handle(), Space().cuda_stream());
+    check_blas(cublasSetStream(blas_handle(), Space().cuda_stream()), "cublasSetStream");
     const cublasStatus_t st =
         std::is_same_v<Layout, Kokkos::LayoutLeft>
             ? cublasGemmEx(blas_handle(), CUBLAS_OP_N, CUBLAS_OP_T, rows, out, in, &one, X.data(), type, rows,
                            L.W.data(), type, out, &zero, Y.data(), type, rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)
             : cublasGemmEx(blas_handle(), CUBLAS_OP_N, CUBLAS_OP_N, out, rows, in, &one, L.W.data(), type, out,
                            X.data(), type, in, &zero, Y.data(), type, out, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-    if (st != CUBLAS_STATUS_SUCCESS) throw tessera::CudaError("cublasGemmEx failed: " + std::to_string(st));
+    check_blas(st, "cublasGemmEx");
     return;
   }
 #endif

@@ -7,16 +7,20 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
+#include <utility>
 
 #include "tessera/core/error.hpp"
 
 #define TESSERA_CUDA_CHECK(expr)                                                                         \
   do {                                                                                                   \
     const cudaError_t tessera_err_ = (expr);                                                             \
-    if (tessera_err_ != cudaSuccess)                                                                     \
+    if (tessera_err_ != cudaSuccess) {                                                                   \
+      (void)cudaGetLastError(); /* not blamed on the next launch check after the caller recovers */    \
       throw ::tessera::CudaError(std::string(#expr) + " failed: " + cudaGetErrorString(tessera_err_) +  \
                                  " (" __FILE__ ":" + std::to_string(__LINE__) + ")");                    \
+    }                                                                                                    \
   } while (0)
 // After a kernel launch: launch-configuration errors surface here, named, not at the next call.
 #define TESSERA_CUDA_CHECK_LAUNCH(kernel_name)                                                           \
@@ -50,9 +54,29 @@ inline cudaMemPool_t workspace_pool() {
   cudaMemPool_t pool = nullptr;
   TESSERA_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
   std::uint64_t keep = ~std::uint64_t(0);  // never release
-  TESSERA_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  try {
+    TESSERA_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  } catch (...) {
+    cudaMemPoolDestroy(pool);
+    throw;
+  }
   pools[device] = pool;
   return pool;
+}
+
+// Runs `configure` (e.g. setting a kernel's function attributes, which hold per device) the
+// first time `key` is met on the current device; thread-safe. A configure that throws is
+// tried again next time.
+template <class Configure>
+void once_per_device(const void* key, Configure&& configure) {
+  static std::mutex mutex;
+  static std::set<std::pair<const void*, int>> done;
+  int device = 0;
+  TESSERA_CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (done.count({key, device})) return;
+  configure();
+  done.insert({key, device});
 }
 
 // Stream-ordered temporary of `count` T, freed in stream order when it goes out of
@@ -80,7 +104,12 @@ struct EventPair {
   cudaEvent_t start = nullptr, stop = nullptr;
   EventPair() {
     TESSERA_CUDA_CHECK(cudaEventCreate(&start));
-    TESSERA_CUDA_CHECK(cudaEventCreate(&stop));
+    try {
+      TESSERA_CUDA_CHECK(cudaEventCreate(&stop));
+    } catch (...) {  // the destructor does not run for a constructor that throws
+      cudaEventDestroy(start);
+      throw;
+    }
   }
   ~EventPair() {
     if (start) cudaEventDestroy(start);

@@ -398,7 +398,7 @@ void run_split(const Nv24Args& a, int splits, std::int64_t stages, cudaStream_t 
   else
     nv24_split_finalize<__nv_bfloat16>
         <<<grid, block, 0, stream>>>(ws.ptr, ldw, static_cast<__nv_bfloat16*>(a.C), a.ldc, m, n);
-  TESSERA_CUDA_CHECK(cudaGetLastError());
+  TESSERA_CUDA_CHECK_LAUNCH("nv24_split_finalize");
 }
 
 template <int BN, int BM, int WN, int WM, int STAGES, int KSUB>
@@ -418,7 +418,7 @@ struct Config {
           static_cast<const T*>(a.A), a.lda, static_cast<const T*>(a.vals), a.meta, static_cast<T*>(a.C), a.ldc,
           static_cast<int>(a.m), static_cast<int>(a.n), static_cast<int>(a.k), static_cast<int>(a.k_padded / kKTile),
           tiles_m, tiles_n, c_vec, split_stages, ws, ldw);
-      TESSERA_CUDA_CHECK(cudaGetLastError());
+      TESSERA_CUDA_CHECK_LAUNCH("nv24_kernel");
     });
   }
 };

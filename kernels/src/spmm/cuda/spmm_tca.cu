@@ -842,18 +842,16 @@ void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long 
   const int cluster_blocks = plan.stats().cluster_blocks;
   const auto kernel = cluster_blocks > 1 ? tca_tensor_core_kernel<T, BN, CAP, SHARED, true>
                                          : tca_tensor_core_kernel<T, BN, CAP, SHARED, false>;
-  static bool configured = false;  // per instantiation; the attributes are per function and device-wide
-  if (!configured) {
+  static const char shared_memory_set = 0, clusters_allowed = 0;  // keys, per instantiation
+  once_per_device(&shared_memory_set, [&] {
     for (auto k : {tca_tensor_core_kernel<T, BN, CAP, SHARED, true>, tca_tensor_core_kernel<T, BN, CAP, SHARED, false>})
       TESSERA_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    configured = true;
-  }
-  static bool non_portable_clusters = false;
-  if (cluster_blocks > kPortableClusterBlocks && !non_portable_clusters) {
-    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(tca_tensor_core_kernel<T, BN, CAP, SHARED, true>,
-                                            cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    non_portable_clusters = true;
-  }
+  });
+  if (cluster_blocks > kPortableClusterBlocks)
+    once_per_device(&clusters_allowed, [] {
+      TESSERA_CUDA_CHECK(cudaFuncSetAttribute(tca_tensor_core_kernel<T, BN, CAP, SHARED, true>,
+                                              cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    });
   const auto blocks = plan.stats().blocks;
   if (blocks == 0) return;
   if (blocks > 0x7fffffffLL) throw Error("spmm_tca: too many work items for one grid");

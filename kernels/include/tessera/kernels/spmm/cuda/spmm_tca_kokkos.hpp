@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -77,8 +78,9 @@ class TcaPlanCache {
       if (t != e->second.tuned.end()) return t->second;
     }
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess)
-      throw CudaError("tessera::spmm: cudaStreamIsCapturing failed on the execution space's stream");
+    if (const cudaError_t err = cudaStreamIsCapturing(stream, &capture); err != cudaSuccess)
+      throw CudaError(std::string("tessera::spmm: cudaStreamIsCapturing failed on the execution space's stream: ") +
+                      cudaGetErrorString(err));
     if (capture != cudaStreamCaptureStatusNone) return tca_choose(plan, args, allow_tf32);
     const TcaKernel picked = tca_tune(plan, args, allow_tf32, stream, cache);  // unlocked: it synchronizes
     std::lock_guard<std::mutex> lock(self.mutex_);
