@@ -515,6 +515,36 @@ TYPED_TEST(Dist, AlternatingWidthsReuseTheHalo) {
   }
 }
 
+// Depth of the profiling regions open now, as a Kokkos tool would track it.
+int open_regions = 0;
+void count_push(const char*) { ++open_regions; }
+void count_pop() { --open_regions; }
+
+// A local product that throws between the halo's start and finish (here: a CUDA algorithm
+// asked of a host space) leaves no profiling region and no exchange open: the next product
+// on the same matrix starts its exchange and is right.
+TYPED_TEST(Dist, FailedLocalProductLeavesNothingOpen) {
+  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename TypeParam::memory_space>::accessible) {
+    GTEST_SKIP() << "the CUDA space compiles the algorithm this test asks for";
+  } else {
+    const HostCoo<double> coo = tessera_test::random_coo({40, 40}, 300, 95);
+    const auto A = DistTensor<double, CSR, TypeParam>::scatter(world(), coo, 0, {});
+    DistMultiVector<double, TypeParam> B(world(), A.cols(), 4), C(world(), A.rows(), 4);
+    DistVector<double, TypeParam> x(world(), A.cols()), y(world(), A.rows());
+    tessera::SpmmOptions cuda_only;
+    cuda_only.algorithm = tessera::SpmmAlgorithm::TensorCore;
+    Kokkos::Tools::Experimental::set_push_region_callback(count_push);
+    Kokkos::Tools::Experimental::set_pop_region_callback(count_pop);
+    EXPECT_THROW(tessera::dist::spmm(1.0, A, B, 0.0, C, cuda_only), tessera::NotCompiled);
+    const int left_open = open_regions;
+    Kokkos::Tools::Experimental::set_push_region_callback(nullptr);
+    Kokkos::Tools::Experimental::set_pop_region_callback(nullptr);
+    EXPECT_EQ(left_open, 0);
+    check_dist_spmm_on(A, coo, 4, 1.0, 0.0, 96, "after the failed product");
+    check_dist_spmv_on(A, coo, 1.0, 0.0, 97, "after the failed product");
+  }
+}
+
 // C = A * B distributed vs tessera::spgemm on rank 0; B's rows follow A's column blocks.
 template <class Space>
 void check_dist_spgemm(const HostCoo<double>& a, const HostCoo<double>& b, const DistOptions& a_opts,

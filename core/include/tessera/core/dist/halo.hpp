@@ -4,7 +4,7 @@
 // local work:
 //
 //   halo.start(space, owned);   // pack the rows others need, post MPI_Irecv/MPI_Isend
-//   ...interior work...
+//   halo.overlap([&] { ...interior work... });
 //   auto ghosts = halo.finish(space);   // MPI_Waitall; (ghosts x k) rows in Space's memory
 //
 // Device memory goes through host staging buffers unless the MPI library is
@@ -20,6 +20,7 @@
 #include "tessera/core/dist/cuda_aware.hpp"
 #include "tessera/core/dist/import_plan.hpp"
 #include "tessera/core/dist/mpi_datatype.hpp"
+#include "tessera/core/error.hpp"
 
 namespace tessera::dist {
 
@@ -47,6 +48,8 @@ class Halo {
 
   // owned: (local rows x k). Packs, then posts every receive and send and returns.
   void start(const Space& space, const const_block_view& owned) {
+    if (!requests_.empty())
+      throw Error("Halo::start: the previous exchange is still in flight (start() without finish())");
     const std::int64_t k = static_cast<std::int64_t>(owned.extent(1));
     reserve(k);
     const auto indices = send_indices_;
@@ -77,11 +80,23 @@ class Halo {
     }
   }
 
+  // Runs `interior`, the work that overlaps the exchange started last. Where it throws,
+  // the posted messages are waited for before the exception leaves: MPI would otherwise
+  // still own the buffers and the requests, and the next start() could not begin.
+  template <class Work>
+  void overlap(Work&& interior) {
+    try {
+      interior();
+    } catch (...) {
+      wait();
+      throw;
+    }
+  }
+
   // Completes the exchange started last; returns (ghosts x k) in Space's memory, valid
   // until the next start().
   block_view finish(const Space& space) {
-    MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-    requests_.clear();
+    wait();
     if (staged_) Kokkos::deep_copy(space, ghosts_, ghosts_host_);
     return ghosts_;
   }
@@ -99,6 +114,11 @@ class Halo {
 
  private:
   static constexpr int kTag = 7301;
+
+  void wait() {
+    MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    requests_.clear();
+  }
 
   // Buffers for k columns, kept between calls. Their storage keeps the largest k seen,
   // so that calls alternating between vectors (k = 1) and multivectors reshape it

@@ -14,6 +14,7 @@
 
 #include "tessera/core/dist/dist_tensor.hpp"
 #include "tessera/core/dist/mpi_datatype.hpp"
+#include "tessera/kernels/common/profiling_region.hpp"
 #include "tessera/kernels/dist/dist_spmv.hpp"
 #include "tessera/kernels/spgemm/spgemm.hpp"
 
@@ -77,7 +78,7 @@ DistTensor<T, Enc, Space> spgemm(const Space& space, const DistTensor<T, Enc, Sp
   MPI_Comm comm = A.comm();
   const int ranks = comm_size(comm), rank = comm_rank(comm);
   const ImportPlan& plan = A.import_plan();
-  Kokkos::Profiling::pushRegion("tessera::dist::spgemm");
+  const kernels::ProfilingRegion profiling_region("tessera::dist::spgemm");
 
   // 1. Fetch the rows of B that A's ghost columns name: lengths, then entries.
   const detail::HostRows mine = detail::owned_rows(B);
@@ -148,7 +149,6 @@ DistTensor<T, Enc, Space> spgemm(const Space& space, const DistTensor<T, Enc, Sp
     c_owned.values.assign(c.values.begin(), c.values.end());
   });
   auto C = DistTensor<T, Enc, Space>::from_owned_rows(comm, A.rows(), B.cols(), c_owned);
-  Kokkos::Profiling::popRegion();
   return C;
 }
 

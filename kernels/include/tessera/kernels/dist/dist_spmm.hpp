@@ -12,6 +12,7 @@
 
 #include "tessera/core/dist/dist_tensor.hpp"
 #include "tessera/core/dist/dist_vector.hpp"
+#include "tessera/kernels/common/profiling_region.hpp"
 #include "tessera/kernels/dist/dist_spmv.hpp"
 #include "tessera/kernels/spmm/spmm.hpp"
 
@@ -37,17 +38,17 @@ void spmm(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
   if (B.columns() != C.columns())
     throw ShapeError("dist::spmm: B has " + std::to_string(B.columns()) + " columns, C has " +
                      std::to_string(C.columns()));
-  Kokkos::Profiling::pushRegion("tessera::dist::spmm");
+  const kernels::ProfilingRegion profiling_region("tessera::dist::spmm");
   auto& halo = A.halo();
   halo.start(space, B.local());
-  tessera::spmm(space, alpha, A.diagonal(), B.local(), beta, C.local(), diagonal_spmm_options(C, opts));
+  halo.overlap(
+      [&] { tessera::spmm(space, alpha, A.diagonal(), B.local(), beta, C.local(), diagonal_spmm_options(C, opts)); });
   const auto ghosts = halo.finish(space);
   if (A.off_diagonal().nnz() > 0) {
     const typename DistMultiVector<T, Space>::view_type t = halo.scratch(A.off_diagonal().extent(0));
     tessera::spmm(space, alpha, A.off_diagonal(), ghosts, T(0), t, opts);
     detail::add_to_rows(space, A.boundary_rows(), t, C.local());
   }
-  Kokkos::Profiling::popRegion();
 }
 
 // Runs on a default-constructed instance of A's execution space.

@@ -17,6 +17,7 @@
 
 #include "tessera/core/dist/dist_tensor.hpp"
 #include "tessera/core/dist/dist_vector.hpp"
+#include "tessera/kernels/common/profiling_region.hpp"
 #include "tessera/kernels/spmv/sliced_ell_spmv.hpp"
 #include "tessera/kernels/spmv/spmv.hpp"
 
@@ -77,15 +78,17 @@ void spmv(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
   detail::require_same_blocks("dist::spmv", "x", x.rows(), A.cols());
   detail::require_same_blocks("dist::spmv", "y", y.rows(), A.rows());
   using HaloT = Halo<T, Space>;
-  Kokkos::Profiling::pushRegion("tessera::dist::spmv");
+  const kernels::ProfilingRegion profiling_region("tessera::dist::spmv");
   HaloT& halo = A.halo();
   // A contiguous vector is a (n x 1) row-major block: the halo packs blocks.
   constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
   halo.start(space, typename HaloT::const_block_view(x.local().data(), x.local().extent(0), 1));
-  if constexpr (host && std::is_same_v<typename Enc::ordinal_type, int>)
-    tessera::spmv(space, alpha, A.diagonal_sliced_ell(), x.local(), beta, y.local());
-  else
-    tessera::spmv(space, alpha, A.diagonal(), x.local(), beta, y.local());
+  halo.overlap([&] {
+    if constexpr (host && std::is_same_v<typename Enc::ordinal_type, int>)
+      tessera::spmv(space, alpha, A.diagonal_sliced_ell(), x.local(), beta, y.local());
+    else
+      tessera::spmv(space, alpha, A.diagonal(), x.local(), beta, y.local());
+  });
   const auto ghosts = halo.finish(space);
   if (A.off_diagonal().nnz() > 0) {
     if constexpr (host) {
@@ -99,7 +102,6 @@ void spmv(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
       detail::add_to_rows(space, A.boundary_rows(), t, block(y.local().data(), y.local().extent(0), 1));
     }
   }
-  Kokkos::Profiling::popRegion();
 }
 
 // Runs on a default-constructed instance of A's execution space.

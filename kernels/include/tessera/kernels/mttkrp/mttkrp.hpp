@@ -16,6 +16,7 @@
 #include "tessera/kernels/common/checks.hpp"
 #include "tessera/kernels/common/host_csf.hpp"
 #include "tessera/kernels/common/host_rows.hpp"
+#include "tessera/kernels/common/profiling_region.hpp"
 #include "tessera/kernels/common/row_partition.hpp"
 #include "tessera/kernels/common/sorted_chunks.hpp"
 #include "tessera/kernels/mttkrp/impl/mttkrp_native.hpp"
@@ -49,10 +50,9 @@ Tensor<T, OutEnc, Space> mttkrp(const Space& space, const Tensor<T, CSF<3>, Spac
   const bool dense = std::is_same_v<Policy, workspace::Auto> && workspace::auto_prefers_dense(in);
   return workspace::with_policy<Policy>(dense, [&](auto policy) {
     using P = decltype(policy);
-    Kokkos::Profiling::pushRegion(std::string("tessera::mttkrp[") + workspace::policy_name<P> + "]");
+    const kernels::ProfilingRegion profiling_region(std::string("tessera::mttkrp[") + workspace::policy_name<P> + "]");
     const auto chunks = kernels::impl::mttkrp_native<P, T>(space, b, c, d, I, options.ism, report);
     auto A = kernels::assemble<T, OutEnc>(Shape<2>{I, J}, {kernels::merge_sorted_chunks(chunks)}, space);
-    Kokkos::Profiling::popRegion();
     return A;
   });
 }

@@ -19,6 +19,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/formats/nv24.hpp"
+#include "tessera/kernels/common/profiling_region.hpp"
 #include "tessera/kernels/nm_spmm/weight_product_checks.hpp"
 #include "tessera/kernels/nm_spmm/impl/nv24_spmm_native.hpp"
 #if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
@@ -101,17 +102,15 @@ void nm_spmm(const Space& space, const AView& A, const Nv24Tensor<T, Space>& B, 
   Nv24Algorithm algorithm = opts.algorithm;
   if (algorithm == Nv24Algorithm::Auto) algorithm = nv24_default_algorithm<T, Space>();
   if (algorithm == Nv24Algorithm::Native) {
-    Kokkos::Profiling::pushRegion("tessera::nm_spmm[nv24,native]");
+    const kernels::ProfilingRegion profiling_region("tessera::nm_spmm[nv24,native]");
     const auto& s = B.decompose();
     kernels::impl::nv24_spmm_native(space, A, s.vals, s.meta, C, B.extent(0), B.k_padded());
-    Kokkos::Profiling::popRegion();
     return;
   }
 #if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
   if constexpr (kernels::detail::has_nv24_tensor_core_v<T, Space>) {
-    Kokkos::Profiling::pushRegion("tessera::nm_spmm[nv24,sparse tensor core]");
+    const kernels::ProfilingRegion profiling_region("tessera::nm_spmm[nv24,sparse tensor core]");
     kernels::detail::nv24_spmm_cuda(space, A, B, C, opts.tune);
-    Kokkos::Profiling::popRegion();
     return;
   }
 #endif

@@ -17,6 +17,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/formats/vnm.hpp"
+#include "tessera/kernels/common/profiling_region.hpp"
 #include "tessera/kernels/nm_spmm/weight_product_checks.hpp"
 #include "tessera/kernels/nm_spmm/impl/vnm_spmm_native.hpp"
 #if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
@@ -81,14 +82,13 @@ void nm_spmm(const Space& space, const AView& A, const Tensor<T, VNM, Space>& B,
       opts.algorithm != NmSpmmAlgorithm::Auto ? opts.algorithm : cuda ? NmSpmmAlgorithm::CudaTiled : NmSpmmAlgorithm::Native;
   const auto& s = B.decompose();
   if (algorithm == NmSpmmAlgorithm::Native) {
-    Kokkos::Profiling::pushRegion("tessera::nm_spmm[vnm,native]");
+    const kernels::ProfilingRegion profiling_region("tessera::nm_spmm[vnm,native]");
     kernels::impl::vnm_spmm_native(space, A, s.vals, s.meta, B.pattern(), B.extents(), C);
-    Kokkos::Profiling::popRegion();
     return;
   }
 #if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
   if constexpr (cuda) {
-    Kokkos::Profiling::pushRegion("tessera::nm_spmm[vnm,CudaTiled]");
+    const kernels::ProfilingRegion profiling_region("tessera::nm_spmm[vnm,CudaTiled]");
     VnmStages<Space> own;
     if (!stages) {
       own = vnm_spmm_prepare(B, opts.layout);
@@ -101,7 +101,6 @@ void nm_spmm(const Space& space, const AView& A, const Tensor<T, VNM, Space>& B,
       throw ShapeError("nm_spmm: the stage plan has offsets for " + std::to_string(stages->offsets.extent(0)) +
                        " column groups, B has " + std::to_string(B.extents().groups) + " (a plan of another matrix?)");
     kernels::cuda::vnm_spmm(kernels::cuda::make_vnm_args(A, B, *stages, C), space.cuda_stream());
-    Kokkos::Profiling::popRegion();
   } else
 #endif
   {

@@ -20,6 +20,7 @@
 #include "tessera/formats/encoding.hpp"
 #include "tessera/kernels/common/checks.hpp"
 #include "tessera/kernels/common/host_matrix.hpp"
+#include "tessera/kernels/common/profiling_region.hpp"
 #include "tessera/kernels/common/row_partition.hpp"
 #include "tessera/kernels/common/sorted_chunks.hpp"
 #include "tessera/kernels/spgemm/impl/spgemm_rowwise.hpp"
@@ -88,7 +89,7 @@ Tensor<T, OutEnc, Space> spgemm(const Space& space, const Tensor<T, EncA, Space>
     }
     const std::string region = std::string("tessera::spgemm[") + (rowwise ? "rowwise" : "outer") +
                                (row_major_out ? "" : ",transposed") + "," + workspace::policy_name<P> + "]";
-    Kokkos::Profiling::pushRegion(region);
+    const kernels::ProfilingRegion profiling_region(region);
     Tensor<T, OutEnc, Space> C;
     if constexpr (rowwise && row_major_out) {
       C = impl::spgemm_rowwise<P, T, OutEnc>(space, a, A.decompose().levels[1].pos, b, options.ism, options.row_output,
@@ -106,7 +107,6 @@ Tensor<T, OutEnc, Space> spgemm(const Space& space, const Tensor<T, EncA, Space>
                                                                                                 options.ism, report);
       C = assemble<T, OutEnc>(shape, chunks, space);
     }
-    Kokkos::Profiling::popRegion();
     return C;
   });
 }

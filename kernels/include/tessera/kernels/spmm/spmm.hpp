@@ -18,6 +18,7 @@
 #include "tessera/core/tensor.hpp"
 #include "tessera/formats/encoding.hpp"
 #include "tessera/kernels/common/checks.hpp"
+#include "tessera/kernels/common/profiling_region.hpp"
 #include "tessera/kernels/spmm/impl/spmm_native.hpp"
 #if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
 #include "tessera/kernels/spmm/cuda/spmm_tca_kokkos.hpp"
@@ -164,14 +165,13 @@ void spmm(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, 
   const auto& s = A.decompose();
   const SpmmAlgorithm algorithm = spmm_choose_algorithm(space, A, B, C, opts);
   if (algorithm == SpmmAlgorithm::Native) {
-    Kokkos::Profiling::pushRegion("tessera::spmm[native]");
+    const kernels::ProfilingRegion profiling_region("tessera::spmm[native]");
     const kernels::impl::SpmmHostLoopChoice loop{
         opts.host_loop == SpmmHostLoop::Auto && spmm_host_loop_is_avx512<T>(),
         spmm_streams_output(opts.output_stores, beta == T(0),
                             static_cast<std::int64_t>(C.span()) * static_cast<std::int64_t>(sizeof(T)))};
     kernels::impl::spmm_native(space, alpha, s.levels[1].pos, s.levels[1].crd, s.vals, B, beta, C, A.extent(0),
                                loop);
-    Kokkos::Profiling::popRegion();
     return;
   }
 #if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
@@ -182,12 +182,11 @@ void spmm(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, 
                                            static_cast<double>(beta), C, A.extent(0), A.extent(1));
     const bool tc = algorithm == SpmmAlgorithm::TensorCore;
     const std::string region = std::string("tessera::spmm[") + to_string(algorithm) + "]";
-    Kokkos::Profiling::pushRegion(region);
+    const kernels::ProfilingRegion profiling_region(region);
     // Both kernels use the plan: the row split for its row chunks (long rows split over warps).
     const auto plan = kc::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0));
     kc::spmm_tca(plan.get(), tc ? kc::TcaKernel::TensorCore : kc::TcaKernel::CudaCoreRowSplit, args,
                  space.cuda_stream());
-    Kokkos::Profiling::popRegion();
   } else
 #endif
   {

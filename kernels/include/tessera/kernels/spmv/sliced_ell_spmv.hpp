@@ -10,6 +10,7 @@
 
 #include "tessera/formats/sliced_ell.hpp"
 #include "tessera/kernels/common/checks.hpp"
+#include "tessera/kernels/common/profiling_region.hpp"
 #include "tessera/kernels/common/row_partition.hpp"
 #include "tessera/kernels/spmv/impl/sliced_ell_spmv.hpp"
 #include "tessera/kernels/spmv/impl/spmv_native.hpp"
@@ -40,7 +41,7 @@ void spmv(const Space& space, typename SlicedEll<T>::value_type alpha, const Sli
   kernels::require_disjoint("spmv(SlicedEll)", "y", y, "x", x);
   const std::int64_t slices = A.slices();
   if (slices == 0) return;
-  Kokkos::Profiling::pushRegion("tessera::spmv[sliced_ell]");
+  const kernels::ProfilingRegion profiling_region("tessera::spmv[sliced_ell]");
   const kernels::impl::SlicedEllArrays<T> arrays(A);
   const bool vectorised = kernel == SlicedEllKernel::Auto && kernels::impl::sliced_ell_vectorised<T>();
   const std::int64_t chunks = kernels::one_chunk_per_thread(space, slices);
@@ -54,7 +55,6 @@ void spmv(const Space& space, typename SlicedEll<T>::value_type alpha, const Sli
         const std::int64_t last = kernels::first_row_of_chunk(start, slices, c + 1, chunks);
         kernels::impl::sliced_ell_slices(vectorised, arrays, first, last, xs, alpha, beta, ys);
       });
-  Kokkos::Profiling::popRegion();
 }
 
 // Runs on a default-constructed instance of the default host execution space.

@@ -10,6 +10,7 @@
 #include "tessera/core/tensor.hpp"
 #include "tessera/formats/encoding.hpp"
 #include "tessera/kernels/common/checks.hpp"
+#include "tessera/kernels/common/profiling_region.hpp"
 #include "tessera/kernels/spmv/impl/spmv_native.hpp"
 
 namespace tessera {
@@ -29,9 +30,8 @@ void spmv(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, 
   kernels::require_extent("spmv", "y.extent(0)", y.extent(0), A.extent(0));
   kernels::require_disjoint("spmv", "y", y, "x", x);
   const auto& s = A.decompose();
-  Kokkos::Profiling::pushRegion("tessera::spmv[native]");
+  const kernels::ProfilingRegion profiling_region("tessera::spmv[native]");
   kernels::impl::spmv_native(space, alpha, s.levels[1].pos, s.levels[1].crd, s.vals, x, beta, y, A.extent(0));
-  Kokkos::Profiling::popRegion();
 }
 
 // Runs on a default-constructed instance of A's execution space.

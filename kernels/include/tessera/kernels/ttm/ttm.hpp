@@ -18,6 +18,7 @@
 #include "tessera/kernels/common/checks.hpp"
 #include "tessera/kernels/common/host_csf.hpp"
 #include "tessera/kernels/common/host_rows.hpp"
+#include "tessera/kernels/common/profiling_region.hpp"
 #include "tessera/kernels/common/row_partition.hpp"
 #include "tessera/kernels/common/sorted_chunks.hpp"
 #include "tessera/kernels/ttm/impl/ttm_i_native.hpp"
@@ -63,9 +64,9 @@ Tensor<T, OutEnc, Space> run_ttm(const Space& space, const char* name, const Sha
                             " positions for " + std::to_string(threads) + " threads need " + std::to_string(bytes) +
                             " bytes, over memory_budget_bytes; use a sparse policy or raise the budget");
     }
-    Kokkos::Profiling::pushRegion(std::string("tessera::") + name + "[" + workspace::policy_name<P> + "]");
+    const kernels::ProfilingRegion profiling_region(std::string("tessera::") + name + "[" + workspace::policy_name<P> +
+                                                    "]");
     auto A = assemble<T, OutEnc>(shape, kernel(policy), space);
-    Kokkos::Profiling::popRegion();
     return A;
   });
 }
