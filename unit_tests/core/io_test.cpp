@@ -830,6 +830,8 @@ std::vector<BadTns> bad_tns_files() {
       {"IndexWord", "1 1 1.0\nabc 1 1.0\n", {}, 2, "invalid index 'abc' in mode 1"},
       {"ValueNotNumber", "1 1 x1\n", {}, 1, "invalid value 'x1'"},
       {"ShapeOrderMismatch", "# c\n1 1 1 1.0\n", {4, 4}, 2, "entry has 3 indices but the given shape has 2 modes"},
+      {"CommentAfterFirstEntry", "1 2 1.0 # c\n", {}, 1, "'#' after the entry (column 9): .tns comments take"},
+      {"CommentAfterLaterEntry", "1 2 1.0\n2 1 2.0 #c\n", {}, 2, "'#' after the entry (column 9)"},
   };
 }
 

@@ -39,6 +39,7 @@ class TnsReader {
   }
 
   void start(std::string_view first_line, HostCoo<double>& coo);
+  void reject_inline_comment(std::string_view line) const;
   void parse_entry(std::string_view line, HostCoo<double>& coo);
   [[noreturn]] void fail_entry(std::string_view line, const std::string& what) const;
 
@@ -49,8 +50,19 @@ class TnsReader {
   std::vector<std::int64_t> max_index_;  // per mode, 1-based; the inferred shape
 };
 
+// FROSTT comments take whole lines. A '#' after an entry would otherwise be blamed as an
+// index of the wrong kind (on the first line, whose token count fixes the order) or as a
+// token count, neither of which names the '#'.
+void TnsReader::reject_inline_comment(std::string_view line) const {
+  const std::size_t at = line.find('#');
+  if (at != std::string_view::npos)
+    fail("'#' after the entry (column " + std::to_string(at + 1) +
+         "): .tns comments take a whole line, starting with '#'");
+}
+
 // The first entry line fixes the order; sizes the output from the line count.
 void TnsReader::start(std::string_view first_line, HostCoo<double>& coo) {
+  reject_inline_comment(first_line);
   const std::size_t tokens = count_tokens(first_line);
   if (tokens < 2)
     fail("an entry line needs at least one index and a value, found " + std::to_string(tokens) + " token");
@@ -71,6 +83,7 @@ void TnsReader::start(std::string_view first_line, HostCoo<double>& coo) {
 // misleading ("invalid index '1.0'" for a missing index), so that is checked first;
 // only on the error path, to keep the hot loop a single pass.
 void TnsReader::fail_entry(std::string_view line, const std::string& what) const {
+  reject_inline_comment(line);
   const std::size_t tokens = count_tokens(line);
   if (tokens != static_cast<std::size_t>(order_) + 1) {
     fail("expected " + std::to_string(order_ + 1) + " tokens (" + std::to_string(order_) +
