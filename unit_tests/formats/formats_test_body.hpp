@@ -2,6 +2,7 @@
 // Shared body of the formats tests; a per-backend file defines TestSpaces.
 // Oracle: a std::map from coordinates to the summed value, built from the same
 // COO input without any of the library's code.
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -204,6 +205,16 @@ TYPED_TEST(Formats, DenseViewsInAndOut) {
     for (int j = 0; j < 4; ++j) EXPECT_EQ(back(i, j), host(i, j));
 }
 
+// A stored -0.0 keeps its sign through to_dense (filling the zeros and adding the stored
+// entries to them made it +0.0).
+TYPED_TEST(Formats, ToDenseKeepsTheSignOfStoredZeros) {
+  const auto csr = tessera::from_coo<double, tessera::CSR, TypeParam>(HostCoo<double>{{1, 2}, {0, 0}, {-0.0}});
+  ASSERT_EQ(csr.nnz(), 1);
+  const auto dense = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tessera::to_dense(csr));
+  EXPECT_TRUE(std::signbit(dense(0, 0)));
+  EXPECT_FALSE(std::signbit(dense(0, 1)));
+}
+
 TYPED_TEST(Formats, MirrorsAcrossSpaces) {
   const auto coo = tessera_test::random_coo({40, 30}, 200, 8);
   const auto A = tessera::from_coo<double, tessera::CSR, TypeParam>(coo);
@@ -249,6 +260,14 @@ TYPED_TEST(Formats, BadCooInputIsReported) {
   } catch (const tessera::OverflowError& e) {
     EXPECT_NE(std::string(e.what()).find("8589934592"), std::string::npos) << e.what();
   }
+  // The message names the width of the encoding's index type.
+  using Csr16 = tessera::WithIndexTypes<tessera::CSR, std::int16_t, std::int16_t>;
+  try {
+    (void)tessera::from_coo<double, Csr16, TypeParam>(HostCoo<double>{{40000, 3}, {}, {}});
+    FAIL() << "extent beyond int16 accepted";
+  } catch (const tessera::OverflowError& e) {
+    EXPECT_NE(std::string(e.what()).find("16-bit index type (max 32767)"), std::string::npos) << e.what();
+  }
   // 100000 x 100000 dense positions do not fit int offsets; with 64-bit offsets they would.
   EXPECT_THROW((tessera::from_coo<double, tessera::Dense<2>, TypeParam>(HostCoo<double>{{100000, 100000}, {}, {}})),
                tessera::OverflowError);
@@ -269,6 +288,30 @@ TYPED_TEST(Formats, AdoptedArraysAreValidated) {
   EXPECT_THROW(make({0, 1, 3}, {2, 0, 3}, {1, 2, 3}), tessera::IndexError); // column 3 of 3
   EXPECT_THROW(make({0, 1, 3}, {2, 1, 0}, {1, 2, 3}), tessera::IndexError); // unsorted row
   EXPECT_THROW(make({0, 1, 3}, {2, 0, 1}, {1, 2}), tessera::FormatError);   // vals too short
+
+  // COO: the (row, column) tuples must rise strictly, the columns ordered where rows tie.
+  using Coo = tessera::Tensor<double, tessera::COO, TypeParam>;
+  auto make_coo = [](std::vector<int> rows, std::vector<int> cols) {
+    typename Coo::Storage s;
+    s.levels[0].pos = tessera::detail::upload_array<typename Coo::pos_view>("pos", std::vector<int>{0, 3});
+    s.levels[0].crd = tessera::detail::upload_array<typename Coo::crd_view>("rows", rows);
+    s.levels[1].crd = tessera::detail::upload_array<typename Coo::crd_view>("cols", cols);
+    s.vals = tessera::detail::upload_array<typename Coo::vals_view>("vals", std::vector<double>{1, 2, 3});
+    return tessera::from_arrays<double, tessera::COO, TypeParam>({2, 3}, s);
+  };
+  EXPECT_NO_THROW(make_coo({0, 0, 1}, {1, 2, 0}));
+  EXPECT_NO_THROW(make_coo({0, 1, 1}, {2, 0, 2}));  // columns may fall where the row changes
+  const auto expect_index_error = [&](std::vector<int> rows, std::vector<int> cols, const std::string& fragment) {
+    try {
+      make_coo(rows, cols);
+      ADD_FAILURE() << "accepted; expected " << fragment;
+    } catch (const tessera::IndexError& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  expect_index_error({0, 0, 1}, {2, 1, 0}, "level 1: entries not sorted at position 1 (2 then 1");
+  expect_index_error({0, 0, 1}, {1, 1, 0}, "entries 0 and 1 have the same coordinates");
+  expect_index_error({1, 0, 1}, {0, 1, 2}, "level 0: coordinates not sorted at position 1");
 }
 
 // Dense positions past int64 (2^30 x 2^30 x 16 = 2^64) or past the encoding's offsets must be

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <set>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "tessera/formats/nv24.hpp"
 #include "tessera/kernels/nm_spmm/reference/nv24_reference.hpp"
+#include "tessera_test/broadcast_view.hpp"
 #include "tessera_test/host_spaces.hpp"
 
 namespace {
@@ -165,6 +167,20 @@ TYPED_TEST(Nv24Format, NonConformingWeightNamesTheFirstOffendingGroup) {
   }
 }
 
+// Extents whose padding, value array or metadata overflow are an OverflowError before
+// anything is allocated or compared (they wrapped: a segfault, or an "expected -4.6e18").
+TEST(Nv24Extents, ShapesThatOverflowAreRefused) {
+  const double one = 1.0;
+  const std::int64_t big = std::int64_t{1} << 34;
+  EXPECT_THROW((void)tessera::prune_nv24(tessera_test::broadcast_view(big, big, one)), tessera::OverflowError);
+  // k x n values fit int64, their bytes do not (2^61 doubles).
+  const auto wide = tessera_test::broadcast_view(std::int64_t{1} << 32, std::int64_t{1} << 30, one);
+  EXPECT_THROW((void)tessera::prune_nv24(wide), tessera::OverflowError);
+  const std::int64_t largest = std::numeric_limits<std::int64_t>::max();
+  EXPECT_THROW((tessera::Nv24Tensor<double, Kokkos::Serial>(largest, 20, {})), tessera::OverflowError);
+  EXPECT_THROW((tessera::Nv24Tensor<double, Kokkos::Serial>(64, largest, {})), tessera::OverflowError);
+}
+
 TYPED_TEST(Nv24Format, MovesBetweenSpacesAndAdoptsCheckedArrays) {
   using Space = TypeParam;
   const std::int64_t k = 100, n = 20;
@@ -198,6 +214,21 @@ TYPED_TEST(Nv24Format, MovesBetweenSpacesAndAdoptsCheckedArrays) {
       FAIL() << "no FormatError";
     } catch (const tessera::FormatError& e) {
       EXPECT_NE(std::string(e.what()).find("column 13, group 5"), std::string::npos) << e.what();
+    }
+  }
+  {
+    // n = 20: columns 20..31 of the second row tile are padding, their nibbles checked too
+    auto s = copy();
+    const auto slot = nv::meta_slot(25, 3, W.k_padded());
+    auto hm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.meta);
+    hm(slot.word) = (hm(slot.word) & ~(0xFu << slot.shift)) | (std::uint32_t(nv::nibble(1, 0)) << slot.shift);
+    Kokkos::deep_copy(s.meta, hm);
+    try {
+      tessera::nv24_from_arrays<float, Space>(k, n, s);
+      FAIL() << "no FormatError";
+    } catch (const tessera::FormatError& e) {
+      EXPECT_NE(std::string(e.what()).find("padding column 25 (n = 20), group 3 is 0x1"), std::string::npos)
+          << e.what();
     }
   }
   {

@@ -4,6 +4,7 @@
 // against the double-precision oracle on random and real matrices.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "tessera/core/io/matrix_market.hpp"
 #include "tessera/formats/vnm.hpp"
 #include "tessera/kernels/nm_spmm/vnm_spmm.hpp"
+#include "tessera_test/broadcast_view.hpp"
 #include "tessera_test/data.hpp"
 #include "tessera_test/vnm.hpp"
 
@@ -107,6 +109,37 @@ TEST(VnmPrune, NaNVectorsAreKeptAsTheLargest) {
   }
 }
 
+// Norms whose squares leave the range of a double: the vector of larger norm is kept, also
+// where both squares would be inf or 0, or the larger one inf or 0 beside a finite one.
+TEST(VnmPrune, RanksNormsWhoseSquaresOverflowOrUnderflow) {
+  const double inf = INFINITY;
+  struct Case {
+    double smaller, larger;
+  };
+  for (const Case c : {Case{1e200, 1e300}, Case{1e300, inf}, Case{0.0, 1e-170}, Case{1e-200, 1e-170},
+                       Case{1e-300, 1e150}, Case{4.9e-324, 1e-323}, Case{1.7e308, inf}, Case{1.0, 1.7e308}}) {
+    for (bool larger_first : {false, true}) {
+      SCOPED_TRACE(std::to_string(c.smaller) + " vs " + std::to_string(c.larger) + (larger_first ? ", larger first" : ""));
+      // One window of 2 rows (1:2, L = 4): rows of 4 equal values, the larger in row `big`.
+      const int big = larger_first ? 0 : 1;
+      std::vector<double> dense(8);
+      for (int j = 0; j < 4; ++j) dense[big * 4 + j] = c.larger, dense[(1 - big) * 4 + j] = c.smaller;
+      const auto pruned =
+          tessera::to_dense(tessera::prune_vnm<Host>(to_view<double, Host>(dense, 2, 4, "dense"), {1, 2, 4}));
+      for (int j = 0; j < 4; ++j) {
+        EXPECT_EQ(pruned(big, j), c.larger) << "column " << j;
+        EXPECT_EQ(pruned(1 - big, j), 0.0) << "column " << j;
+      }
+    }
+  }
+  // Vectors of different lengths of values: one 1e200 against four 0.9e200 (norm 1.8e200).
+  std::vector<double> dense = {1e200, 0, 0, 0, 0.9e200, 0.9e200, 0.9e200, 0.9e200};
+  const auto pruned =
+      tessera::to_dense(tessera::prune_vnm<Host>(to_view<double, Host>(dense, 2, 4, "dense"), {1, 2, 4}));
+  EXPECT_EQ(pruned(0, 0), 0.0);
+  EXPECT_EQ(pruned(1, 0), 0.9e200);
+}
+
 TEST(VnmEncode, RoundTripsThroughDense) {
   for (const VnmPattern& p : some_patterns()) {
     const std::int64_t k = 5 * p.m - 1, n = 3 * p.l - 1;
@@ -145,11 +178,34 @@ TEST(VnmEncode, RejectsNonConformingWindowsNamingTheFirst) {
     EXPECT_NE(msg.find("column group 1 (columns 8..15)"), std::string::npos) << msg;
     EXPECT_NE(msg.find("3 nonzero vectors"), std::string::npos) << msg;
   }
+  // The last window and group are named as far as the matrix reaches (10 x 70, 1:8, L = 16).
+  HostMatrix<double> edge("edge", 10, 70);
+  edge(8, 66) = edge(9, 69) = 1.0;
+  try {
+    tessera::from_dense<VNM>(edge, {1, 8, 16});
+    FAIL() << "a non-conforming matrix was accepted";
+  } catch (const tessera::FormatError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("window 1 (rows 8..9), column group 4 (columns 64..69)"), std::string::npos) << msg;
+  }
   // Fewer than N nonzero vectors is fine (zero vectors fill the slots).
   HostMatrix<double> sparse("sparse", 16, 24);
   sparse(5, 3) = 2.0;
   EXPECT_EQ(tessera::to_dense(tessera::from_dense<VNM>(sparse, p))(5, 3), 2.0);
   EXPECT_THROW(tessera::from_dense<VNM>(sparse, {2, 4, 6}), tessera::FormatError);
+}
+
+// Shapes whose padded extents or arrays overflow are an OverflowError before anything is
+// allocated or compared (they wrapped: a segfault, or an "expected -2.3e18").
+TEST(VnmExtents, ShapesThatOverflowAreRefused) {
+  const double one = 1.0;
+  const auto huge = tessera_test::broadcast_view(std::int64_t{1} << 31, std::int64_t{1} << 30, one);  // 2^64 bytes
+  EXPECT_THROW((void)tessera::prune_vnm<Host>(huge, {1, 2, 4}), tessera::OverflowError);
+  const std::int64_t largest = std::numeric_limits<std::int64_t>::max();
+  using T = tessera::Tensor<double, VNM, Host>;
+  EXPECT_THROW(T({largest, 32}, {2, 8, 16}, {}), tessera::OverflowError);
+  EXPECT_THROW(T({32, largest}, {2, 8, 16}, {}), tessera::OverflowError);
+  EXPECT_THROW(T({std::int64_t{1} << 32, std::int64_t{1} << 32}, {2, 8, 16}, {}), tessera::OverflowError);
 }
 
 TEST(VnmArrays, AdoptsValidArraysAndRejectsBadMeta) {

@@ -161,7 +161,7 @@ DenseView<T, Enc::order, Space> to_dense(const Tensor<T, Enc, Space>& tensor) {
     std::array<std::int64_t, N> mode_coords;
     for (int l = 0; l < N; ++l) mode_coords[Enc::mode_order[l]] = storage_coords[l];
     for (int m = 0; m < N; ++m) linear = linear * s[m] + mode_coords[m];
-    data[linear] += v;
+    data[linear] = v;  // stored coordinates are unique; += would turn a stored -0.0 into +0.0
   });
   return Kokkos::create_mirror_view_and_copy(typename Space::memory_space(), host);
 }
@@ -173,13 +173,16 @@ auto from_dense(const View& view) {
   constexpr int N = Enc::order;
   static_assert(static_cast<int>(View::rank) == N, "the View's rank must equal the encoding's order");
   using HostRight = Kokkos::View<typename DenseArray<T, N>::type, Kokkos::LayoutRight, Kokkos::HostSpace>;
-  auto host_any_layout = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
   Kokkos::LayoutRight layout;
   HostCoo<T> coo;
+  std::array<std::int64_t, N> shape;
   for (int m = 0; m < N; ++m) {
     layout.dimension[m] = view.extent(m);
-    coo.shape.push_back(static_cast<std::int64_t>(view.extent(m)));
+    shape[m] = static_cast<std::int64_t>(view.extent(m));
+    coo.shape.push_back(shape[m]);
   }
+  detail::checked_dense_elements(shape, sizeof(T), "from_dense");
+  auto host_any_layout = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
   HostRight host(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::dense"), layout);
   Kokkos::deep_copy(host, host_any_layout);
   const std::int64_t size = static_cast<std::int64_t>(host.size());

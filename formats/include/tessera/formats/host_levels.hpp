@@ -29,7 +29,7 @@ template <class Int>
 void check_fits(std::int64_t value, const char* what) {
   if (value > static_cast<std::int64_t>(std::numeric_limits<Int>::max()))
     throw OverflowError(std::string(what) + " " + std::to_string(value) + " does not fit the encoding's " +
-                        (sizeof(Int) == 4 ? "32" : "64") + "-bit index type (max " +
+                        std::to_string(8 * sizeof(Int)) + "-bit index type (max " +
                         std::to_string(std::numeric_limits<Int>::max()) + ")");
 }
 

@@ -11,12 +11,15 @@
 // Value types: Kokkos::Experimental::half_t (fp16), tessera::bf16_t (nv24/bf16.hpp), and
 // float/double for the portable kernel. k is padded with zeros to a multiple of 64
 // (k_padded); extent(0) stays the original k.
+#include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 
 #include <Kokkos_Core.hpp>
 
+#include "tessera/core/checked_count.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/tensor.hpp"
 #include "tessera/formats/nv24/bf16.hpp"
@@ -36,6 +39,21 @@ template <class T>
 KOKKOS_INLINE_FUNCTION T from_double(double x) {
   if constexpr (std::is_arithmetic_v<T>) return static_cast<T>(x);
   else return static_cast<T>(static_cast<float>(x));
+}
+
+// A k x n weight's padded extents and arrays fit int64 and the address space (OverflowError
+// otherwise): padded_k, row_tiles and meta_words wrap beyond it and would size the arrays,
+// or the extents adopted arrays are checked against, from the wrapped numbers.
+inline void check_extents(std::int64_t k, std::int64_t n, std::size_t value_bytes) {
+  const std::int64_t largest = std::numeric_limits<std::int64_t>::max();
+  if (k > largest - (kKTile - 1) || n > largest - (kRowTile - 1))
+    throw OverflowError("Nv24Tensor: " + std::to_string(k) + " x " + std::to_string(n) +
+                        " cannot be padded to the layout's tiles in int64");
+  const std::int64_t kp = padded_k(k);
+  tessera::detail::checked_dense_elements(std::array<std::int64_t, 2>{n, kp / 2}, value_bytes,
+                                          "Nv24Tensor values (n x k_padded / 2)");
+  tessera::detail::checked_dense_elements(std::array<std::int64_t, 3>{row_tiles(n), kp / kKTile, kTileWords},
+                                          sizeof(std::uint32_t), "Nv24Tensor metadata");
 }
 }  // namespace nv24::detail
 
@@ -71,6 +89,7 @@ class Tensor<T, NV24, Space> {
   // nv24_from_arrays() also checks the metadata.
   Tensor(std::int64_t k, std::int64_t n, Storage storage) : k_(k), n_(n), storage_(std::move(storage)) {
     if (k < 0 || n < 0) throw ShapeError("Nv24Tensor: negative extent (" + std::to_string(k) + " x " + std::to_string(n) + ")");
+    nv24::detail::check_extents(k, n, sizeof(T));
     const std::int64_t kp = nv24::padded_k(k);
     auto want = [](const char* what, std::int64_t got, std::int64_t expected) {
       if (got != expected)
@@ -120,6 +139,7 @@ template <class T, class Space, class BView>
 Nv24Tensor<T, Space> encode_dense(const BView& B, bool prune) {
   static_assert(Kokkos::is_view<BView>::value && BView::rank == 2, "B must be a rank-2 Kokkos::View (k x n)");
   const std::int64_t k = static_cast<std::int64_t>(B.extent(0)), n = static_cast<std::int64_t>(B.extent(1));
+  check_extents(k, n, sizeof(T));
   const std::int64_t kp = padded_k(k);
   auto hB = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), B);
   using Out = Nv24Tensor<T, Space>;
@@ -174,7 +194,8 @@ Kokkos::View<T**, Kokkos::LayoutRight, typename Nv24Tensor<T, Space>::device_typ
 }
 
 // Adopts user arrays in the NV24 layout, checking extents (ShapeError) and every metadata
-// nibble and the k padding (FormatError naming the column and group).
+// nibble, those of the padding columns included, and the k padding (FormatError naming the
+// column and group).
 template <class T, class Space>
 Nv24Tensor<T, Space> nv24_from_arrays(std::int64_t k, std::int64_t n, typename Nv24Tensor<T, Space>::Storage s) {
   Nv24Tensor<T, Space> W(k, n, s);
@@ -183,6 +204,7 @@ Nv24Tensor<T, Space> nv24_from_arrays(std::int64_t k, std::int64_t n, typename N
   nv24::decode(
       k, n, hv.data(), hm.data(), [](const T& x) { return nv24::detail::to_double(x); },
       [](std::int64_t, std::int64_t, double) {});
+  nv24::check_padding_nibbles(k, n, hm.data());
   return W;
 }
 

@@ -4,6 +4,7 @@
 // the library did not build itself (user arrays, KokkosSparse::CrsMatrix).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/tensor.hpp"
@@ -17,6 +18,11 @@ void validate(const Tensor<T, Enc, Space>& tensor) {
   const auto host = detail::download(tensor);
   const auto& shape = tensor.shape();
   std::int64_t parent_count = 1;
+  // Below a non-unique level the entries' coordinates continue on singleton levels, and the
+  // tuple from that level down must rise strictly within a parent: tied[q] says entry q
+  // agrees with entry q - 1 on every such level so far (same parent), so that the next
+  // level must order them.
+  std::vector<char> tied;
   auto level_name = [](int l) { return "level " + std::to_string(l); };
   for (int l = 0; l < Enc::order; ++l) {
     const std::int64_t extent = shape[Enc::mode_order[l]];
@@ -52,6 +58,11 @@ void validate(const Tensor<T, Enc, Space>& tensor) {
                                " at position " + std::to_string(q) + " (" + std::to_string(crd[q - 1]) + " then " +
                                std::to_string(crd[q]) + ")");
           }
+        if (!unique) {
+          tied.assign(crd.size(), 0);
+          for (std::int64_t p = 0; p < parent_count; ++p)
+            for (std::int64_t q = pos[p] + 1; q < pos[p + 1]; ++q) tied[q] = crd[q] == crd[q - 1];
+        }
         parent_count = static_cast<std::int64_t>(crd.size());
         break;
       }
@@ -59,10 +70,19 @@ void validate(const Tensor<T, Enc, Space>& tensor) {
         if (static_cast<std::int64_t>(crd.size()) != parent_count)
           throw FormatError(level_name(l) + ": crd has " + std::to_string(crd.size()) + " entries, expected " +
                             std::to_string(parent_count));
-        for (std::int64_t q = 0; q < parent_count; ++q)
+        for (std::int64_t q = 0; q < parent_count; ++q) {
           if (crd[q] < 0 || crd[q] >= extent)
             throw IndexError(level_name(l) + ": coordinate " + std::to_string(crd[q]) + " at position " +
                              std::to_string(q) + " is outside [0, " + std::to_string(extent) + ")");
+          if (tied[q] && crd[q] < crd[q - 1])
+            throw IndexError(level_name(l) + ": entries not sorted at position " + std::to_string(q) + " (" +
+                             std::to_string(crd[q - 1]) + " then " + std::to_string(crd[q]) +
+                             " after equal coordinates on the levels above)");
+          tied[q] = tied[q] && crd[q] == crd[q - 1];
+          if (tied[q] && l == Enc::order - 1)
+            throw IndexError("entries " + std::to_string(q - 1) + " and " + std::to_string(q) +
+                             " have the same coordinates (duplicates must be summed)");
+        }
         break;
     }
   }

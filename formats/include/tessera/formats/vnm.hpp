@@ -10,6 +10,7 @@
 // Layout and the meaning of every array: vnm/pattern.hpp and vnm/staging.hpp. The work is
 // done on host copies (these are offline steps); results land in the requested space.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -17,6 +18,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "tessera/core/checked_count.hpp"
 #include "tessera/formats/vnm/pattern.hpp"
 #include "tessera/formats/vnm/staging.hpp"
 #include "tessera/formats/vnm/tensor.hpp"
@@ -29,6 +31,9 @@ template <class View>
 auto host_row_major(const View& view) {
   static_assert(Kokkos::is_view<View>::value && View::rank == 2, "a rank-2 Kokkos::View is needed");
   using T = typename View::non_const_value_type;
+  tessera::detail::checked_dense_elements(
+      std::array<std::int64_t, 2>{static_cast<std::int64_t>(view.extent(0)), static_cast<std::int64_t>(view.extent(1))},
+      sizeof(T), "dense matrix");
   auto any_layout = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
   Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace> host(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::dense"), view.extent(0), view.extent(1));
@@ -43,6 +48,8 @@ auto build_vnm(const View& dense, const VnmPattern& p, Encode&& encode) {
   using Host = Tensor<T, VNM, Kokkos::DefaultHostExecutionSpace>;
   const auto e = vnm_extents(static_cast<std::int64_t>(dense.extent(0)), static_cast<std::int64_t>(dense.extent(1)), p);
   auto host = host_row_major(dense);
+  tessera::detail::checked_dense_elements(std::array<std::int64_t, 2>{e.stored_rows, e.padded_cols}, sizeof(T),
+                                          "VNM values");
   typename Host::Storage s{typename Host::vals_view("tessera::vnm_vals", e.stored_rows, e.padded_cols),
                            typename Host::meta_view("tessera::vnm_meta", e.stored_rows, e.groups)};
   encode(host.data(), static_cast<std::int64_t>(e.cols), e, p, s.vals.data(), s.meta.data());

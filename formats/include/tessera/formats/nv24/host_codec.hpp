@@ -94,4 +94,20 @@ void decode(std::int64_t k, std::int64_t n, const T* vals, const std::uint32_t* 
     }
 }
 
+// The columns past n in the last row tile hold no values, but the tensor cores read their
+// nibbles with the others: those must follow the layout too (i0 < i1). Throws FormatError
+// naming the column and group.
+inline void check_padding_nibbles(std::int64_t k, std::int64_t n, const std::uint32_t* meta) {
+  const std::int64_t kp = padded_k(k), groups = kp / kGroup;
+  for (std::int64_t j = n; j < row_tiles(n) * kRowTile; ++j)
+    for (std::int64_t G = 0; G < groups; ++G) {
+      const MetaSlot slot = meta_slot(j, G, kp);
+      const std::uint32_t nib = (meta[slot.word] >> slot.shift) & 0xFu;
+      if (nibble_first(nib) >= nibble_second(nib))
+        throw FormatError("nv24: metadata of padding column " + std::to_string(j) + " (n = " + std::to_string(n) +
+                          "), group " + std::to_string(G) + " is 0x" + "0123456789abcdef"[nib] +
+                          " (positions must be increasing)");
+    }
+}
+
 }  // namespace tessera::nv24

@@ -12,11 +12,14 @@
 //                                ascending over the N slots of a window and column group;
 //   B[(r / N) * M + meta[r][j / L]][j] = vals[r][j].
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
 
+#include "tessera/core/checked_count.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/formats/magnitude_order.hpp"
 
@@ -55,6 +58,13 @@ inline VnmExtents vnm_extents(std::int64_t rows, std::int64_t cols, const VnmPat
   check_vnm_pattern(p);
   if (rows < 0 || cols < 0)
     throw ShapeError("VNM matrix shape " + std::to_string(rows) + " x " + std::to_string(cols) + " is negative");
+  // Padded to whole windows and groups, the extents and the padded matrix's element count
+  // must fit int64: wrapped, they would size the arrays (or the extents adopted arrays are
+  // checked against) from negative numbers.
+  const std::int64_t largest = std::numeric_limits<std::int64_t>::max();
+  if (rows > largest - (p.m - 1) || cols > largest - (p.l - 1))
+    throw OverflowError("VNM matrix shape " + std::to_string(rows) + " x " + std::to_string(cols) +
+                        " cannot be padded to whole windows and column groups in int64");
   VnmExtents e;
   e.rows = rows;
   e.cols = cols;
@@ -63,41 +73,85 @@ inline VnmExtents vnm_extents(std::int64_t rows, std::int64_t cols, const VnmPat
   e.padded_rows = e.windows * p.m;
   e.padded_cols = e.groups * p.l;
   e.stored_rows = e.windows * p.n;
+  detail::checked_count_product(e.padded_rows, e.padded_cols, "VNM matrix padded to " + std::to_string(e.padded_rows) +
+                                                                  " x " + std::to_string(e.padded_cols));
   return e;
 }
 
 namespace detail {
 
-inline std::string vnm_window_name(std::int64_t window, std::int64_t group, const VnmPattern& p) {
+// Rows and columns named as the matrix has them: the last window and group stop at its edge.
+inline std::string vnm_window_name(std::int64_t window, std::int64_t group, const VnmPattern& p,
+                                   const VnmExtents& e) {
+  const std::int64_t last_row = std::min(window * p.m + p.m, e.rows) - 1;
+  const std::int64_t last_col = std::min(group * p.l + p.l, e.cols) - 1;
   return "window " + std::to_string(window) + " (rows " + std::to_string(window * p.m) + ".." +
-         std::to_string(window * p.m + p.m - 1) + "), column group " + std::to_string(group) + " (columns " +
-         std::to_string(group * p.l) + ".." + std::to_string(group * p.l + p.l - 1) + ")";
+         std::to_string(last_row) + "), column group " + std::to_string(group) + " (columns " +
+         std::to_string(group * p.l) + ".." + std::to_string(last_col) + ")";
+}
+
+// The L2 norm of a vector as sqrt(scaled) x 2^exponent, exponent that of the vector's largest
+// magnitude: finite and nonzero for every finite nonzero vector (a plain sum of squares is
+// inf above 1.3e154 and 0 below 1e-162, where a larger vector then tied with a smaller one
+// and the lower position won). Within the plain sum's range both rank vectors alike: scaling by a power of two
+// commutes with every rounding. Zero has exponent INT_MIN, infinity INT_MAX, NaN a NaN scaled.
+struct VectorNorm {
+  int exponent = std::numeric_limits<int>::min();
+  double scaled = 0;
+};
+
+template <class T>
+VectorNorm vector_norm(const T* v, std::int64_t length) {
+  double largest = 0;
+  for (std::int64_t j = 0; j < length; ++j) {
+    const double a = std::fabs(static_cast<double>(v[j]));
+    if (std::isnan(a)) return {0, a};
+    largest = std::max(largest, a);
+  }
+  if (largest == 0) return {};
+  if (std::isinf(largest)) return {std::numeric_limits<int>::max(), largest};
+  const int exponent = std::ilogb(largest);
+  double scaled = 0;
+  for (std::int64_t j = 0; j < length; ++j) {
+    const double x = std::ldexp(static_cast<double>(v[j]), -exponent);
+    scaled += x * x;
+  }
+  return {exponent, scaled};
+}
+
+// a ranks before b: the larger norm, a NaN above every number (larger_magnitude's rule).
+inline bool larger_norm(const VectorNorm& a, const VectorNorm& b) {
+  if (std::isnan(a.scaled) || std::isnan(b.scaled)) return larger_magnitude(a.scaled, b.scaled);
+  const std::int64_t apart = static_cast<std::int64_t>(a.exponent) - b.exponent;
+  if (apart == 0) return a.scaled > b.scaled;
+  // Nonzero finite vectors have scaled in [1, 4 x length), below 2^8 (length <= 64): five
+  // exponents apart decide alone; closer, one side is rescaled (exactly, a power of two).
+  if (apart > 5 || apart < -5) return apart > 0;
+  return std::ldexp(a.scaled, static_cast<int>(2 * apart)) > b.scaled;
 }
 
 // Calls f(window, group, positions) with the sorted positions to keep in every window and
-// column group. `choose(window, group, magnitudes, nonzero)` receives the M vectors' L2
-// magnitudes (squared) and nonzero flags (rows/columns past the matrix count as zero).
+// column group. `choose(window, group, norms, nonzero)` receives the M vectors' L2 norms and
+// nonzero flags (rows/columns past the matrix count as zero).
 template <class T, class Choose, class F>
 void for_each_vnm_window(const T* dense, std::int64_t ld, const VnmExtents& e, const VnmPattern& p,
                          Choose&& choose, F&& f) {
-  std::vector<double> magnitude(p.m);
+  std::vector<VectorNorm> norm(p.m);
   std::vector<char> nonzero(p.m);
   std::vector<int> keep;
   for (std::int64_t w = 0; w < e.windows; ++w)
     for (std::int64_t g = 0; g < e.groups; ++g) {
       for (int d = 0; d < p.m; ++d) {
-        const std::int64_t i = w * p.m + d;
-        double sum = 0;
-        bool any = false;
-        for (std::int64_t j = g * p.l; i < e.rows && j < std::min<std::int64_t>(e.cols, (g + 1) * p.l); ++j) {
-          const double v = static_cast<double>(dense[i * ld + j]);
-          sum += v * v;
-          any = any || v != 0.0;
-        }
-        magnitude[d] = sum;
-        nonzero[d] = any;
+        const std::int64_t i = w * p.m + d, first = g * p.l;
+        const std::int64_t length = i < e.rows ? std::min<std::int64_t>(e.cols, first + p.l) - first : 0;
+        norm[d] = {};
+        nonzero[d] = false;
+        if (length <= 0) continue;
+        const T* const v = dense + i * ld + first;
+        norm[d] = vector_norm(v, length);
+        nonzero[d] = std::any_of(v, v + length, [](const T& x) { return static_cast<double>(x) != 0.0; });
       }
-      keep = choose(w, g, magnitude, nonzero);
+      keep = choose(w, g, norm, nonzero);
       std::sort(keep.begin(), keep.end());
       f(w, g, keep);
     }
@@ -125,11 +179,10 @@ void prune_vnm_host(const T* dense, std::int64_t ld, const VnmExtents& e, const 
                     std::uint8_t* meta) {
   detail::for_each_vnm_window(
       dense, ld, e, p,
-      [&](std::int64_t, std::int64_t, const std::vector<double>& magnitude, const std::vector<char>&) {
+      [&](std::int64_t, std::int64_t, const std::vector<detail::VectorNorm>& norm, const std::vector<char>&) {
         std::vector<int> order(p.m);
         std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin(), order.end(),
-                         [&](int a, int b) { return detail::larger_magnitude(magnitude[a], magnitude[b]); });
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return detail::larger_norm(norm[a], norm[b]); });
         order.resize(p.n);
         return order;
       },
@@ -146,13 +199,13 @@ void encode_vnm_host(const T* dense, std::int64_t ld, const VnmExtents& e, const
                      std::uint8_t* meta) {
   detail::for_each_vnm_window(
       dense, ld, e, p,
-      [&](std::int64_t w, std::int64_t g, const std::vector<double>&, const std::vector<char>& nonzero) {
+      [&](std::int64_t w, std::int64_t g, const std::vector<detail::VectorNorm>&, const std::vector<char>& nonzero) {
         std::vector<int> keep;
         for (int d = 0; d < p.m; ++d)
           if (nonzero[d]) keep.push_back(d);
         if (static_cast<int>(keep.size()) > p.n)
           throw FormatError("matrix is not " + std::to_string(p.n) + ":" + std::to_string(p.m) + " (L = " +
-                            std::to_string(p.l) + "): " + detail::vnm_window_name(w, g, p) + " has " +
+                            std::to_string(p.l) + "): " + detail::vnm_window_name(w, g, p, e) + " has " +
                             std::to_string(keep.size()) + " nonzero vectors");
         for (int d = 0; d < p.m && static_cast<int>(keep.size()) < p.n; ++d)
           if (!nonzero[d]) keep.push_back(d);
@@ -172,7 +225,7 @@ inline void check_vnm_meta(const std::uint8_t* meta, const VnmExtents& e, const 
         const int d = meta[(w * p.n + s) * e.groups + g];
         const int before = s == 0 ? -1 : meta[(w * p.n + s - 1) * e.groups + g];
         if (d >= p.m || d <= before)
-          throw FormatError("VNM meta: " + detail::vnm_window_name(w, g, p) + ", slot " + std::to_string(s) +
+          throw FormatError("VNM meta: " + detail::vnm_window_name(w, g, p, e) + ", slot " + std::to_string(s) +
                             " holds position " + std::to_string(d) +
                             (d >= p.m ? " (not below M = " + std::to_string(p.m) + ")"
                                       : " (positions must rise strictly, previous slot holds " +
