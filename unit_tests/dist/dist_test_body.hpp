@@ -163,7 +163,8 @@ TEST(DistPartition, BalancedAcrossRanksMatchesTheGlobalRule) {
   };
   for (const Case c : {Case{0, 0, false, false}, Case{1, 5, false, false}, Case{3, 0, false, false},
                        Case{3, 40, false, true}, Case{17, 60, true, false}, Case{1000, 3000, false, false},
-                       Case{1000, 5000, true, true}, Case{64, 64 * 64, false, false}}) {
+                       Case{1000, 5000, true, true}, Case{64, 64 * 64, false, false},
+                       Case{100000, 40, false, false}, Case{100000, 30, true, true}}) {  // long empty stretches
     SCOPED_TRACE("rows " + std::to_string(c.rows) + ", nnz " + std::to_string(c.nnz));
     HostCoo<double> mine;
     if (!c.root_only || rank() == 0)
@@ -369,6 +370,25 @@ TYPED_TEST(Dist, BadInputOnOneRankThrowsEverywhere) {
                tessera::ShapeError);
   DistMultiVector<double, TypeParam> B(world(), A.cols(), 3), C2(world(), A.rows(), 2);
   EXPECT_THROW(tessera::dist::spmm(1.0, A, B, 0.0, C2), tessera::ShapeError);
+}
+
+// Row blocks beyond the local tensors' 32-bit indices are refused by the index check before
+// anything of O(rows) is allocated (the partition weighed every row of its block in a vector
+// first: 171 GB for these 2.1e10 rows on one rank, a bad_alloc at best).
+TYPED_TEST(Dist, RowBlocksBeyondTheIndexTypeAreRefusedBeforeAllocating) {
+  const std::int64_t rows = std::int64_t{10} << 31;  // over 2^31 rows per rank up to 9 ranks
+  HostCoo<double> coo;
+  coo.shape = {rows, rows};
+  if (rank() == 0) {
+    coo.coords = {0, 0, rows - 1, rows - 1};
+    coo.values = {1.0, 2.0};
+  }
+  try {
+    (void)DistTensor<double, CSR, TypeParam>::from_coo(world(), coo);
+    ADD_FAILURE() << "no exception on rank " << rank();
+  } catch (const tessera::OverflowError& e) {
+    EXPECT_NE(std::string(e.what()).find("32-bit index type"), std::string::npos) << e.what();
+  }
 }
 
 // Mistakes that used to end the job (MPI_ERR_ROOT, a Kokkos abort, a segfault) or hang it

@@ -2,7 +2,10 @@
 #include "tessera/core/dist/redistribute.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tessera/core/dist/mpi_datatype.hpp"
 
@@ -48,12 +51,16 @@ RowPartition balanced_row_partition(MPI_Comm comm, const HostCoo<double>& coo, s
   MPI_Alltoallv(runs.data(), send.data(), send_displs.data(), MPI_INT64_T, received.data(), recv.data(),
                 recv_displs.data(), MPI_INT64_T, comm);
 
-  // Weights of this block's rows (entries + 1), their sum, and the weight of all rows before.
-  const std::int64_t first = blocks.begin(rank);
-  std::vector<std::int64_t> weight(static_cast<std::size_t>(blocks.count(rank)), 1);
-  for (std::size_t k = 0; k < received.size(); k += 2) weight[received[k] - first] += received[k + 1];
-  std::int64_t mine = 0, before = 0, total = 0;
-  for (const std::int64_t w : weight) mine += w;
+  // This block's rows with entries, in row order (a row may arrive from several ranks). A
+  // row weighs its entries + 1, so the rows between them weigh 1 each and are walked as
+  // stretches: nothing here is O(rows), which for a matrix of 3e9 rows on a few ranks was
+  // an allocation of gigabytes before the local blocks' index checks could speak.
+  std::vector<std::pair<std::int64_t, std::int64_t>> counted;
+  for (std::size_t k = 0; k < received.size(); k += 2) counted.emplace_back(received[k], received[k + 1]);
+  std::sort(counted.begin(), counted.end());
+  const std::int64_t first = blocks.begin(rank), last = blocks.end(rank);
+  std::int64_t mine = last - first, before = 0, total = 0;
+  for (const auto& c : counted) mine += c.second;
   MPI_Exscan(&mine, &before, 1, MPI_INT64_T, MPI_SUM, comm);
   if (rank == 0) before = 0;  // MPI_Exscan leaves rank 0's result undefined
   MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, comm);
@@ -62,20 +69,34 @@ RowPartition balanced_row_partition(MPI_Comm comm, const HostCoo<double>& coo, s
   // reaches the target, or b - 1 when that one is closer. The row ending at b lies in
   // exactly one block; its rank sets it, the others leave 0 (shared by a max).
   std::vector<std::int64_t> found(ranks + 1, 0);
-  std::int64_t prefix = before;  // weight of rows [0, first + i)
+  std::int64_t prefix = before;  // weight of the rows before the current stretch
   int r = 1;
-  for (std::size_t i = 0; i < weight.size() && r < ranks; ++i) {
-    const std::int64_t next = prefix + weight[i];
-    for (; r < ranks; ++r) {
-      const double target = static_cast<double>(total) * r / ranks;
-      if (!(target <= next)) break;
-      if (prefix < target) {  // b = first + i + 1
-        const std::int64_t b = first + static_cast<std::int64_t>(i) + 1;
-        found[r] = target - prefix < next - target ? b - 1 : b;
-      }
+  const auto target = [&](int q) { return static_cast<double>(total) * q / ranks; };
+  while (r < ranks && target(r) <= prefix) ++r;  // boundaries set by an earlier block
+  // Rows [row, row + length) of `weight` each: places every boundary that falls in them.
+  const auto stretch = [&](std::int64_t row, std::int64_t length, std::int64_t weight) {
+    const std::int64_t end = prefix + length * weight;
+    for (; r < ranks && target(r) <= end; ++r) {
+      // j: rows of the stretch up to the one ending at or after the target (1..length),
+      // from the quotient, then settled in exact integer terms against its rounding.
+      std::int64_t j = static_cast<std::int64_t>(std::ceil((target(r) - prefix) / weight));
+      while (j < length && prefix + j * weight < target(r)) ++j;
+      while (j > 1 && prefix + (j - 1) * weight >= target(r)) --j;
+      const std::int64_t b = row + j, ends_before = prefix + (j - 1) * weight, ends_at = prefix + j * weight;
+      found[r] = target(r) - ends_before < ends_at - target(r) ? b - 1 : b;
     }
-    prefix = next;
+    prefix = end;
+  };
+  std::int64_t row = first;
+  for (std::size_t k = 0; k < counted.size();) {
+    const std::int64_t counted_row = counted[k].first;
+    std::int64_t entries = 0;
+    for (; k < counted.size() && counted[k].first == counted_row; ++k) entries += counted[k].second;
+    stretch(row, counted_row - row, 1);
+    stretch(counted_row, 1, entries + 1);
+    row = counted_row + 1;
   }
+  stretch(row, last - row, 1);
   std::vector<std::int64_t> offsets(ranks + 1, 0);
   MPI_Allreduce(found.data(), offsets.data(), ranks + 1, MPI_INT64_T, MPI_MAX, comm);
   offsets[ranks] = rows;
