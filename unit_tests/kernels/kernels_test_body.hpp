@@ -100,6 +100,34 @@ TYPED_TEST(Kernels, OutputsOverlappingInputsAreRejected) {
     EXPECT_NEAR(V_host(i, 1), expected[i], 1e-12) << "row " << i;  // values in [-1, 1], x <= 4
     EXPECT_EQ(V_host(i, 0), i + 1.0) << "row " << i;
   }
+
+  // Strided Views whose ranges meet are checked element by element: a row and a column of one
+  // column-major matrix share an element; a row segment and a column segment beside it do not.
+  Kokkos::View<double**, Kokkos::LayoutLeft, Mem> M("M", 8, 8);
+  EXPECT_THROW(tessera::spmv(1.0, A, Kokkos::subview(M, 1, std::make_pair(0, 4)), 0.0,
+                             Kokkos::subview(M, std::make_pair(0, 4), 1)),
+               tessera::AliasError);
+  EXPECT_NO_THROW(tessera::spmv(1.0, A, Kokkos::subview(M, 0, std::make_pair(4, 8)), 0.0,
+                                Kokkos::subview(M, std::make_pair(1, 5), 4)));
+  // Column windows of one row-major matrix: overlapping ones refused, neighbouring ones right.
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> W("W", 4, 6);
+  auto W_host = Kokkos::create_mirror_view(W);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 6; ++j) W_host(i, j) = j < 3 ? i - j * 0.5 : std::nan("");
+  Kokkos::deep_copy(W, W_host);
+  const auto left = Kokkos::subview(W, Kokkos::ALL, std::make_pair(0, 3));
+  EXPECT_THROW(tessera::spmm(1.0, A, left, 0.0, Kokkos::subview(W, Kokkos::ALL, std::make_pair(1, 4))),
+               tessera::AliasError);
+  ASSERT_NO_THROW(tessera::spmm(1.0, A, left, 0.0, Kokkos::subview(W, Kokkos::ALL, std::make_pair(3, 6))));
+  Kokkos::deep_copy(W_host, W);
+  for (int i = 0; i < 4; ++i)
+    for (int c = 0; c < 3; ++c) {
+      double want = 0;
+      for (std::int64_t e = 0; e < coo.nnz(); ++e)
+        if (coo.coord(e, 0) == i) want += coo.values[e] * (coo.coord(e, 1) - c * 0.5);
+      EXPECT_NEAR(W_host(i, 3 + c), want, 1e-12) << "row " << i << " column " << c;
+      EXPECT_EQ(W_host(i, c), i - c * 0.5) << "row " << i << " column " << c;
+    }
 }
 
 }  // namespace

@@ -128,4 +128,9 @@ TYPED_TEST(Nv24Spmm, RejectsMismatchedShapes) {
   // C on A's memory: A's first 32 columns would be overwritten while being read.
   const auto C_on_A = Kokkos::subview(A, Kokkos::ALL, std::make_pair(0, 32));
   EXPECT_THROW(tessera::nm_spmm(A, W, C_on_A), tessera::AliasError);
+  // Column windows of one row-major matrix that overlap without starting at one element.
+  Kokkos::View<T**, Kokkos::LayoutRight, Space> AC("AC", 8, 96);
+  EXPECT_THROW(tessera::nm_spmm(Kokkos::subview(AC, Kokkos::ALL, std::make_pair(0, 64)), W,
+                                Kokkos::subview(AC, Kokkos::ALL, std::make_pair(1, 33))),
+               tessera::AliasError);
 }

@@ -1,9 +1,11 @@
 #pragma once
 // Shape checks shared by the kernel front ends.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "tessera/core/error.hpp"
+#include "tessera/kernels/common/strided_overlap.hpp"
 
 namespace tessera::kernels {
 
@@ -14,20 +16,27 @@ inline void require_extent(const char* kernel, const char* what, std::int64_t ac
 }
 
 // The output View `out` must not share memory with the input View `in`: the kernels read
-// their inputs while other threads write the output. Sharing is certain where both start at
-// the same element, or where both are contiguous and their ranges meet. Strided Views whose
-// ranges interleave without sharing elements (two columns of one row-major matrix, as in a
-// Krylov basis) are left alone. Views with no elements overlap nothing.
+// their inputs while other threads write the output. Views whose address ranges meet share
+// an element where both are contiguous; strided ones (columns or column windows of one
+// matrix, as in a Krylov basis) are checked element-exactly (strided_overlap.hpp), so that
+// interleaved Views that share nothing pass and overlapping windows do not. Views with no
+// elements overlap nothing.
 template <class OutView, class InView>
 void require_disjoint(const char* kernel, const char* out_name, const OutView& out, const char* in_name,
                       const InView& in) {
   if (out.span() == 0 || in.span() == 0) return;
+  constexpr std::size_t out_bytes = sizeof(typename OutView::value_type), in_bytes = sizeof(typename InView::value_type);
   const auto out_begin = reinterpret_cast<std::uintptr_t>(out.data());
   const auto in_begin = reinterpret_cast<std::uintptr_t>(in.data());
-  const auto out_end = out_begin + out.span() * sizeof(typename OutView::value_type);
-  const auto in_end = in_begin + in.span() * sizeof(typename InView::value_type);
-  const bool ranges_meet = out_begin < in_end && in_begin < out_end;
-  if (out_begin == in_begin || (ranges_meet && out.span_is_contiguous() && in.span_is_contiguous()))
+  const auto out_end = out_begin + out.span() * out_bytes;
+  const auto in_end = in_begin + in.span() * in_bytes;
+  if (!(out_begin < in_end && in_begin < out_end)) return;
+  const std::int64_t apart = static_cast<std::int64_t>(in_begin - out_begin);  // wraps to the signed distance
+  const bool shared = out_begin == in_begin || (out.span_is_contiguous() && in.span_is_contiguous()) ||
+                      out_bytes != in_bytes || apart % static_cast<std::int64_t>(out_bytes) != 0 ||
+                      !detail::provably_disjoint(detail::strided_set(out), detail::strided_set(in),
+                                                 apart / static_cast<std::int64_t>(out_bytes));
+  if (shared)
     throw AliasError(std::string(kernel) + ": " + out_name + " overlaps " + in_name + ", which it reads; pass " +
                      out_name + " its own memory");
 }
