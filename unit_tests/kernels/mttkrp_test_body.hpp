@@ -93,6 +93,33 @@ TYPED_TEST(Mttkrp, RandomSparseAndDenseFactors) {
   check_all<TypeParam, tessera::CSR>(B, c, d, "empty result");
 }
 
+// Workspaces over huge outputs: an explicit Dense one is refused against the memory budget
+// (it was allocated: bad_alloc, or std::terminate under OpenMP), and Auto, whose byte count
+// of a dense workspace wrapped negative at 1.2e9 x 1.2e9 positions, takes Hash and is right.
+TYPED_TEST(Mttkrp, HugeOutputsKeepToTheBudget) {
+  const auto single = [](std::int64_t rows, std::int64_t cols, std::int64_t row, std::int64_t col, double v) {
+    return HostCoo<double>{{rows, cols}, {row, col}, {v}};
+  };
+  const std::int64_t n = 200000;
+  const auto B = tessera::from_coo<double, tessera::CSF<3>, TypeParam>(HostCoo<double>{{1, 1, n}, {0, 0, 7}, {2.0}});
+  const auto C = tessera::from_coo<double, tessera::CSR, TypeParam>(single(1, n, 0, 9, 3.0));
+  try {
+    (void)tessera::mttkrp<ws::Dense>(B, C, C);
+    FAIL() << "a Dense workspace of 4e10 positions was accepted";
+  } catch (const tessera::OverflowError& e) {
+    EXPECT_NE(std::string(e.what()).find("mttkrp: Dense workspaces of 40000000000 positions"), std::string::npos)
+        << e.what();
+  }
+  const std::int64_t big = 1200000000;
+  const auto Bb = tessera::from_coo<double, tessera::CSF<3>, TypeParam>(HostCoo<double>{{1, 1, big}, {0, 0, 5}, {2.0}});
+  const auto Cb = tessera::from_coo<double, tessera::CSR, TypeParam>(single(1, big, 0, 11, 3.0));
+  ws::Report report;
+  const auto A = tessera::to_coo(tessera::mttkrp<ws::Auto, tessera::DCSR>(Bb, Cb, Cb, {}, &report));
+  EXPECT_STREQ(report.policy, "hash");
+  EXPECT_EQ(A.coords, (std::vector<std::int64_t>{5, 11}));
+  EXPECT_EQ(A.values, (std::vector<double>{18.0}));
+}
+
 TYPED_TEST(Mttkrp, RealLastfmTensor) {
   const auto X = tessera::io::read_tns(tessera_test::data_dir() + "/tensors/lastfm_user_artist_tag.tns.gz");
   ASSERT_EQ(X.order(), 3);

@@ -192,6 +192,23 @@ TYPED_TEST(Spgemm, IsmSwitchesForceManyMerges) {
       }
 }
 
+// An error raised inside the parallel loop (here the workspaces' 32-bit output coordinates
+// against 3e9 columns) reaches the caller as the exception, on every host space; under
+// OpenMP it ended the program in std::terminate.
+TYPED_TEST(Spgemm, ErrorsInsideTheParallelLoopReachTheCaller) {
+  using Csc64 = tessera::WithIndexTypes<tessera::CSC, std::int64_t, std::int64_t>;
+  using Csr64 = tessera::WithIndexTypes<tessera::CSR, std::int64_t, std::int64_t>;
+  const std::int64_t wide = 3000000000;
+  const auto A = tessera::from_coo<double, Csc64, TypeParam>(HostCoo<double>{{2, 1}, {1, 0}, {2.0}});
+  const auto B = tessera::from_coo<double, Csr64, TypeParam>(HostCoo<double>{{1, wide}, {0, wide - 1}, {3.0}});
+  try {
+    (void)tessera::spgemm<ws::Hash, Csr64>(A, B);
+    FAIL() << "3e9 output columns accepted";
+  } catch (const tessera::OverflowError& e) {
+    EXPECT_NE(std::string(e.what()).find("3000000000"), std::string::npos) << e.what();
+  }
+}
+
 TYPED_TEST(Spgemm, RealMatricesTimesShiftedTranspose) {
   int checked = 0;
   for (const auto& path : tessera_test::real_matrix_paths()) {

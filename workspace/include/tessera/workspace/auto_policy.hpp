@@ -1,6 +1,7 @@
 #pragma once
 // Auto's choice between a dense and a sparse (Hash) workspace for one kernel call.
 #include <cstdint>
+#include <limits>
 
 namespace tessera::workspace {
 
@@ -28,11 +29,23 @@ struct AutoInputs {
 //  - it is cache-resident (random updates stay cheap);
 //  - or the accumulation touches a sizable fraction of it (a hash table would
 //    approach the same size anyway).
+// Counts in double: positions near 2^63 (saturating_product's ceiling) wrapped the byte
+// count negative, and Auto took a Dense workspace of that size.
 inline bool auto_prefers_dense(const AutoInputs& in) {
-  const std::int64_t dense_bytes = in.positions * (in.value_bytes + 1);
-  if (dense_bytes > in.budget_bytes / (in.workspaces > 0 ? in.workspaces : 1)) return false;
-  constexpr std::int64_t cache_resident_bytes = std::int64_t{1} << 18;
-  return in.products * 8 >= in.positions || dense_bytes <= cache_resident_bytes || in.nnz_estimate * 16 >= in.positions;
+  const double positions = static_cast<double>(in.positions);
+  const double dense_bytes = positions * static_cast<double>(in.value_bytes + 1);
+  if (dense_bytes > static_cast<double>(in.budget_bytes) / static_cast<double>(in.workspaces > 0 ? in.workspaces : 1))
+    return false;
+  constexpr double cache_resident_bytes = 1 << 18;
+  return static_cast<double>(in.products) * 8 >= positions || dense_bytes <= cache_resident_bytes ||
+         static_cast<double>(in.nnz_estimate) * 16 >= positions;
+}
+
+// a * b for non-negative operands, at most INT64_MAX: the workspace sizes that Auto and the
+// Dense budget checks read, where a product that wrapped negative passed for a small one.
+inline std::int64_t saturating_product(std::int64_t a, std::int64_t b) {
+  constexpr std::int64_t largest = std::numeric_limits<std::int64_t>::max();
+  return a != 0 && b > largest / a ? largest : a * b;
 }
 
 }  // namespace tessera::workspace

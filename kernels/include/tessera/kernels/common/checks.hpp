@@ -15,6 +15,18 @@ inline void require_extent(const char* kernel, const char* what, std::int64_t ac
                      std::to_string(expected));
 }
 
+// Dense workspaces of `positions` each, one per thread, must fit the memory budget: an
+// OverflowError naming the kernel otherwise (before anything is allocated).
+inline void require_dense_workspaces_fit(const std::string& kernel, std::int64_t positions, std::int64_t threads,
+                                         std::size_t value_bytes, std::int64_t budget_bytes) {
+  const double bytes = static_cast<double>(positions) * static_cast<double>(threads) *
+                       static_cast<double>(value_bytes + 1);
+  if (bytes > static_cast<double>(budget_bytes))
+    throw OverflowError(kernel + ": Dense workspaces of " + std::to_string(positions) + " positions for " +
+                        std::to_string(threads) + " threads need " + std::to_string(bytes) +
+                        " bytes, over memory_budget_bytes; use a sparse policy or raise the budget");
+}
+
 // The output View `out` must not share memory with the input View `in`: the kernels read
 // their inputs while other threads write the output. Views whose address ranges meet share
 // an element where both are contiguous; strided ones (columns or column windows of one

@@ -3,7 +3,10 @@
 // thread with its own workspace (Kokkos UniqueToken), each chunk writing only its
 // own SortedChunk: the result does not depend on the schedule. for_each_chunk is
 // the underlying loop, for kernels that keep other per-thread state or outputs.
+#include <atomic>
 #include <cstdint>
+#include <exception>
+#include <mutex>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -21,19 +24,33 @@ std::int64_t host_thread_slots(const Space& space) {
 }
 
 // Calls body(chunk, thread) for every chunk in [0, chunks), dynamically scheduled;
-// thread in [0, host_thread_slots(space)) is held by one body at a time.
+// thread in [0, host_thread_slots(space)) is held by one body at a time. An exception a
+// body throws (a workspace's coordinate limit, an allocation) leaves the loop and is
+// rethrown here, the chunks not yet started skipped: escaping an OpenMP region, it ended
+// the program in std::terminate.
 template <class Space, class Body>
 void for_each_chunk(const Space& space, std::int64_t chunks, const char* label, Body&& body) {
   static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible,
                 "host execution spaces only");
   Kokkos::Experimental::UniqueToken<Space> token(space);
+  std::atomic<bool> failed{false};
+  std::exception_ptr failure;
+  std::mutex failure_lock;
   Kokkos::parallel_for(label, Kokkos::RangePolicy<Space, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, chunks),
                        [&](std::int64_t c) {
+                         if (failed.load(std::memory_order_relaxed)) return;
                          const int id = token.acquire();
-                         body(c, static_cast<std::int64_t>(id));
+                         try {
+                           body(c, static_cast<std::int64_t>(id));
+                         } catch (...) {
+                           const std::lock_guard<std::mutex> hold(failure_lock);
+                           if (!failure) failure = std::current_exception();
+                           failed.store(true, std::memory_order_relaxed);
+                         }
                          token.release(id);
                        });
   space.fence();
+  if (failure) std::rethrow_exception(failure);
 }
 
 template <class Policy, class T, int WorkspaceOrder, int OutOrder, class Space, class Body>

@@ -42,7 +42,7 @@ Tensor<T, OutEnc, Space> mttkrp(const Space& space, const Tensor<T, CSF<3>, Spac
   const auto c = kernels::host_rows(C);
   const auto d = kernels::host_rows(D);
   workspace::AutoInputs in;
-  in.positions = I * J;
+  in.positions = workspace::saturating_product(I, J);
   in.nnz_estimate = B.nnz() * std::min(c.cols, std::int64_t{64});
   in.value_bytes = sizeof(T);
   in.workspaces = kernels::host_threads(space);
@@ -50,6 +50,8 @@ Tensor<T, OutEnc, Space> mttkrp(const Space& space, const Tensor<T, CSF<3>, Spac
   const bool dense = std::is_same_v<Policy, workspace::Auto> && workspace::auto_prefers_dense(in);
   return workspace::with_policy<Policy>(dense, [&](auto policy) {
     using P = decltype(policy);
+    if constexpr (std::is_same_v<P, workspace::Dense>)
+      kernels::require_dense_workspaces_fit("mttkrp", in.positions, in.workspaces, sizeof(T), options.memory_budget_bytes);
     const kernels::ProfilingRegion profiling_region(std::string("tessera::mttkrp[") + workspace::policy_name<P> + "]");
     const auto chunks = kernels::impl::mttkrp_native<P, T>(space, b, c, d, I, options.ism, report);
     auto A = kernels::assemble<T, OutEnc>(Shape<2>{I, J}, {kernels::merge_sorted_chunks(chunks)}, space);

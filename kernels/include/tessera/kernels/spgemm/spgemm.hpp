@@ -70,7 +70,8 @@ Tensor<T, OutEnc, Space> spgemm(const Space& space, const Tensor<T, EncA, Space>
       });
     }
     const bool first_order = rowwise && row_major_out;
-    in.positions = first_order ? shape[1] : (shape[0] * shape[1] + threads - 1) / threads;
+    const std::int64_t cells = workspace::saturating_product(shape[0], shape[1]);
+    in.positions = first_order ? shape[1] : cells / threads + (cells % threads != 0);
     in.nnz_estimate = first_order ? flops / std::max<std::int64_t>(shape[0], 1) : flops / threads;
     // A first-order workspace serves every row of its thread; a second-order one is set up per chunk.
     if (first_order) in.products = flops / threads;

@@ -61,13 +61,8 @@ Tensor<T, OutEnc, Space> run_ttm(const Space& space, const char* name, const Sha
   const bool dense = std::is_same_v<Policy, workspace::Auto> && workspace::auto_prefers_dense(in);
   return workspace::with_policy<Policy>(dense, [&](auto policy) {
     using P = decltype(policy);
-    if constexpr (std::is_same_v<P, workspace::Dense>) {
-      const double bytes = static_cast<double>(positions) * static_cast<double>(threads) * (sizeof(T) + 1);
-      if (bytes > static_cast<double>(options.memory_budget_bytes))
-        throw OverflowError(std::string(name) + ": Dense workspaces of " + std::to_string(positions) +
-                            " positions for " + std::to_string(threads) + " threads need " + std::to_string(bytes) +
-                            " bytes, over memory_budget_bytes; use a sparse policy or raise the budget");
-    }
+    if constexpr (std::is_same_v<P, workspace::Dense>)
+      require_dense_workspaces_fit(name, positions, threads, sizeof(T), options.memory_budget_bytes);
     const kernels::ProfilingRegion profiling_region(std::string("tessera::") + name + "[" + workspace::policy_name<P> +
                                                     "]");
     auto A = assemble<T, OutEnc>(shape, kernel(policy), space);
@@ -87,7 +82,8 @@ Tensor<T, OutEnc, Space> ttm(const Space& space, const Tensor<T, CSF<3>, Space>&
   const auto plan = kernels::impl::ttm_plan(b, c, I, kernels::host_chunk_count(space));
   const std::int64_t flops = plan.prefix(I);
   return kernels::detail::run_ttm<Policy, OutEnc, T>(
-      space, "ttm", {I, J, L}, plan.max_chunk_rows * J * L, flops / std::max<std::int64_t>(plan.chunks, 1), flops,
+      space, "ttm", {I, J, L}, workspace::saturating_product(workspace::saturating_product(plan.max_chunk_rows, J), L),
+      flops / std::max<std::int64_t>(plan.chunks, 1), flops,
       options,
       [&](auto policy) { return kernels::impl::ttm_native<decltype(policy), T>(space, b, c, plan, J, options.ism, report); });
 }
@@ -103,7 +99,8 @@ Tensor<T, OutEnc, Space> ttm_i(const Space& space, const Tensor<T, CSF<3>, Space
   const std::int64_t fibers = static_cast<std::int64_t>(plan.prefix.extent(0)) - 1;
   const std::int64_t flops = plan.prefix(fibers);
   return kernels::detail::run_ttm<Policy, OutEnc, T>(
-      space, "ttm_i", {K, J, L}, J * L, flops / std::max<std::int64_t>(fibers, 1), flops, options,
+      space, "ttm_i", {K, J, L}, workspace::saturating_product(J, L), flops / std::max<std::int64_t>(fibers, 1), flops,
+      options,
       [&](auto policy) { return kernels::impl::ttm_i_native<decltype(policy), T>(space, b, c, plan, J, options.ism, report); });
 }
 
