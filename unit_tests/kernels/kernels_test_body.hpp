@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -47,6 +48,37 @@ TYPED_TEST(Kernels, SpmvAndSpmmOnEveryRealMatrix) {
     check_spmv<double, TypeParam>(coo, 1.0, 0.5, 9, path);
     check_spmm<double, Kokkos::LayoutRight, TypeParam>(coo, 8, 1.0, 0.0, 10, path);
   }
+}
+
+// alpha == 0 reads neither A nor the input (BLAS): an Inf in A and a NaN in x or B do not
+// reach the output, which becomes beta times itself, or zeros for beta == 0 (NaN before).
+template <class T, class Layout, class Space>
+void check_alpha_zero() {
+  using Mem = typename Space::memory_space;
+  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  const auto A = tessera::from_coo<T, tessera::CSR, Space>(tessera::HostCoo<T>{{2, 2}, {0, 0, 1, 1}, {inf, T(1)}});
+  Kokkos::View<T*, Mem> x("x", 2), y("y", 2);
+  Kokkos::View<T**, Layout, Mem> B("B", 2, 3), C("C", 2, 3);
+  Kokkos::deep_copy(x, nan);
+  Kokkos::deep_copy(B, nan);
+  for (const T beta : {T(2), T(0)}) {
+    SCOPED_TRACE("beta " + std::to_string(static_cast<double>(beta)));
+    Kokkos::deep_copy(y, beta == T(0) ? nan : T(3));
+    Kokkos::deep_copy(C, beta == T(0) ? nan : T(3));
+    tessera::spmv(T(0), A, x, beta, y);
+    tessera::spmm(T(0), A, B, beta, C);
+    const auto y_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+    const auto C_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C);
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_EQ(y_host(i), T(3) * beta) << "y(" << i << ")";
+      for (int j = 0; j < 3; ++j) EXPECT_EQ(C_host(i, j), T(3) * beta) << "C(" << i << ", " << j << ")";
+    }
+  }
+}
+
+TYPED_TEST(Kernels, AlphaZeroReadsNeitherAnorTheInput) {
+  check_alpha_zero<double, Kokkos::LayoutRight, TypeParam>();
+  check_alpha_zero<float, Kokkos::LayoutLeft, TypeParam>();
 }
 
 TYPED_TEST(Kernels, MismatchedShapesAreRejected) {

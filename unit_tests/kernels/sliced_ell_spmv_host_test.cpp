@@ -132,6 +132,17 @@ TYPED_TEST(SlicedEllSpmv, MismatchedShapesAreRejected) {
   EXPECT_THROW(tessera::spmv(TypeParam(), 1.0, ell, x, 0.0, Kokkos::subview(v, std::make_pair(2, 7))),
                tessera::AliasError);
   EXPECT_NO_THROW(tessera::spmv(TypeParam(), 1.0, ell, x, 0.0, Kokkos::subview(v, std::make_pair(3, 8))));
+
+  // alpha == 0 reads neither A nor x (BLAS): y = beta y, zeros for beta == 0.
+  Kokkos::deep_copy(x3, std::numeric_limits<double>::quiet_NaN());
+  Kokkos::deep_copy(y5, 3.0);
+  tessera::spmv(TypeParam(), 0.0, ell, x3, 2.0, y5);
+  const auto scaled = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y5);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(scaled(i), 6.0) << "row " << i;
+  Kokkos::deep_copy(y5, std::numeric_limits<double>::quiet_NaN());
+  tessera::spmv(TypeParam(), 0.0, ell, x3, 0.0, y5);
+  const auto zeroed = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y5);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(zeroed(i), 0.0) << "row " << i;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #pragma once
 // tessera::spmm — C = alpha * A * B + beta * C for a CSR-like tensor A and dense
-// B (K x N), C (M x N) Views of any layout.
+// B (K x N), C (M x N) Views of any layout. As in BLAS, C is not read where beta is zero,
+// and neither A nor B where alpha is zero (C = beta * C; no algorithm is chosen or run).
 // Algorithms (SpmmOptions::algorithm):
 //   Native            portable Kokkos kernel (impl/spmm_native.hpp), every space;
 //   TensorCore        TCA-SpMM (cuda/spmm_tca.hpp), Kokkos::Cuda, float (TF32), half_t;
@@ -19,6 +20,7 @@
 #include "tessera/formats/encoding.hpp"
 #include "tessera/kernels/common/checks.hpp"
 #include "tessera/kernels/common/profiling_region.hpp"
+#include "tessera/kernels/common/scale_output.hpp"
 #include "tessera/kernels/spmm/impl/spmm_native.hpp"
 #if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
 #include "tessera/kernels/spmm/cuda/spmm_tca_kokkos.hpp"
@@ -162,6 +164,11 @@ void spmm(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, 
   kernels::require_extent("spmm", "C.extent(0)", C.extent(0), A.extent(0));
   kernels::require_extent("spmm", "C.extent(1)", C.extent(1), B.extent(1));
   kernels::require_disjoint("spmm", "C", C, "B", B);
+  if (static_cast<double>(alpha) == 0.0) {  // BLAS: neither A nor B is read, no algorithm runs
+    const kernels::ProfilingRegion profiling_region("tessera::spmm[alpha=0]");
+    kernels::scale_output(space, beta, C);
+    return;
+  }
   const auto& s = A.decompose();
   const SpmmAlgorithm algorithm = spmm_choose_algorithm(space, A, B, C, opts);
   if (algorithm == SpmmAlgorithm::Native) {

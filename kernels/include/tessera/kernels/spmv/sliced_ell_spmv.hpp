@@ -12,6 +12,7 @@
 #include "tessera/kernels/common/checks.hpp"
 #include "tessera/kernels/common/profiling_region.hpp"
 #include "tessera/kernels/common/row_partition.hpp"
+#include "tessera/kernels/common/scale_output.hpp"
 #include "tessera/kernels/spmv/impl/sliced_ell_spmv.hpp"
 #include "tessera/kernels/spmv/impl/spmv_native.hpp"
 
@@ -39,6 +40,11 @@ void spmv(const Space& space, typename SlicedEll<T>::value_type alpha, const Sli
   kernels::require_extent("spmv(SlicedEll)", "x.extent(0)", x.extent(0), A.cols);
   kernels::require_extent("spmv(SlicedEll)", "y.extent(0)", y.extent(0), A.rows);
   kernels::require_disjoint("spmv(SlicedEll)", "y", y, "x", x);
+  if (static_cast<double>(alpha) == 0.0) {  // BLAS: neither A nor x is read
+    const kernels::ProfilingRegion profiling_region("tessera::spmv[alpha=0]");
+    kernels::scale_output(space, beta, y);
+    return;
+  }
   const std::int64_t slices = A.slices();
   if (slices == 0) return;
   const kernels::ProfilingRegion profiling_region("tessera::spmv[sliced_ell]");

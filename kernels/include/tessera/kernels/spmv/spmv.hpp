@@ -1,5 +1,6 @@
 #pragma once
-// tessera::spmv — y = alpha * A * x + beta * y for a CSR-like tensor A.
+// tessera::spmv — y = alpha * A * x + beta * y for a CSR-like tensor A. As in BLAS, y is
+// not read where beta is zero, and neither A nor x where alpha is zero.
 // Front end: static checks on types and spaces, run-time checks on shapes, a
 // profiling region, then the implementation for A's execution space.
 #include <string>
@@ -11,6 +12,7 @@
 #include "tessera/formats/encoding.hpp"
 #include "tessera/kernels/common/checks.hpp"
 #include "tessera/kernels/common/profiling_region.hpp"
+#include "tessera/kernels/common/scale_output.hpp"
 #include "tessera/kernels/spmv/impl/spmv_native.hpp"
 
 namespace tessera {
@@ -29,6 +31,11 @@ void spmv(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, 
   kernels::require_extent("spmv", "x.extent(0)", x.extent(0), A.extent(1));
   kernels::require_extent("spmv", "y.extent(0)", y.extent(0), A.extent(0));
   kernels::require_disjoint("spmv", "y", y, "x", x);
+  if (static_cast<double>(alpha) == 0.0) {  // BLAS: neither A nor x is read
+    const kernels::ProfilingRegion profiling_region("tessera::spmv[alpha=0]");
+    kernels::scale_output(space, beta, y);
+    return;
+  }
   const auto& s = A.decompose();
   const kernels::ProfilingRegion profiling_region("tessera::spmv[native]");
   kernels::impl::spmv_native(space, alpha, s.levels[1].pos, s.levels[1].crd, s.vals, x, beta, y, A.extent(0));
