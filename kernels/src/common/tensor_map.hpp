@@ -26,6 +26,20 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
   return fn;
 }
 
+// The driver's name of `r` ("CUDA_ERROR_INVALID_VALUE (1)"), or its number where the driver
+// cannot name it: the number alone sent readers to cuda.h.
+inline std::string driver_error_text(CUresult r) {
+  void* f = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  const char* name = nullptr;
+  if (cudaGetDriverEntryPointByVersion("cuGetErrorName", &f, 6000, cudaEnableDefault, &found) == cudaSuccess &&
+      found == cudaDriverEntryPointSuccess && f != nullptr &&
+      reinterpret_cast<PFN_cuGetErrorName_v6000>(f)(r, &name) == CUDA_SUCCESS && name != nullptr)
+    return std::string(name) + " (" + std::to_string(r) + ")";
+  (void)cudaGetLastError();  // a failed lookup must not stay the thread's last error
+  return "error " + std::to_string(r);
+}
+
 // Tensor of 2 or 3 dimensions, innermost first (dims[0] contiguous), strides in bytes for the
 // others, in any order; boxes of box[] elements; out-of-range elements read as zero. `who`
 // names the caller in errors.
@@ -49,7 +63,7 @@ CUtensorMap tensor_map_nd(CUtensorMapDataType type, const void* base, const std:
                                     CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
-    throw CudaError(std::string(who) + ": cuTensorMapEncodeTiled failed (error " + std::to_string(r) + ", operand " +
+    throw CudaError(std::string(who) + ": cuTensorMapEncodeTiled failed (" + driver_error_text(r) + ", operand " +
                     shape + ", box " + box_shape + ", innermost first)");
   return map;
 }
