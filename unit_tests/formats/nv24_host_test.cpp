@@ -203,34 +203,24 @@ TYPED_TEST(Nv24Format, MovesBetweenSpacesAndAdoptsCheckedArrays) {
     return s;
   };
   EXPECT_EQ(from_view(tessera::to_dense(tessera::nv24_from_arrays<float, Space>(k, n, copy()))), B);
-  {
+  // A copy with the nibble of (column, group) set to positions (i0, i1): refused, naming it.
+  const auto expect_bad_nibble = [&](std::int64_t column, std::int64_t group, int i0, int i1,
+                                     const std::string& named) {
     auto s = copy();
-    const auto slot = nv::meta_slot(13, 5, W.k_padded());
+    const auto slot = nv::meta_slot(column, group, W.k_padded());
     auto hm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.meta);
-    hm(slot.word) = (hm(slot.word) & ~(0xFu << slot.shift)) | (std::uint32_t(nv::nibble(2, 1)) << slot.shift);
+    hm(slot.word) = (hm(slot.word) & ~(0xFu << slot.shift)) | (std::uint32_t(nv::nibble(i0, i1)) << slot.shift);
     Kokkos::deep_copy(s.meta, hm);
     try {
       tessera::nv24_from_arrays<float, Space>(k, n, s);
-      FAIL() << "no FormatError";
+      ADD_FAILURE() << "no FormatError for " << named;
     } catch (const tessera::FormatError& e) {
-      EXPECT_NE(std::string(e.what()).find("column 13, group 5"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(named), std::string::npos) << e.what();
     }
-  }
-  {
-    // n = 20: columns 20..31 of the second row tile are padding, their nibbles checked too
-    auto s = copy();
-    const auto slot = nv::meta_slot(25, 3, W.k_padded());
-    auto hm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.meta);
-    hm(slot.word) = (hm(slot.word) & ~(0xFu << slot.shift)) | (std::uint32_t(nv::nibble(1, 0)) << slot.shift);
-    Kokkos::deep_copy(s.meta, hm);
-    try {
-      tessera::nv24_from_arrays<float, Space>(k, n, s);
-      FAIL() << "no FormatError";
-    } catch (const tessera::FormatError& e) {
-      EXPECT_NE(std::string(e.what()).find("padding column 25 (n = 20), group 3 is 0x1"), std::string::npos)
-          << e.what();
-    }
-  }
+  };
+  expect_bad_nibble(13, 5, 2, 1, "column 13, group 5");
+  // n = 20: columns 20..31 of the second row tile are padding, their nibbles checked too
+  expect_bad_nibble(25, 3, 1, 0, "padding column 25 (n = 20), group 3 is 0x1");
   {
     auto s = copy();
     auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.vals);

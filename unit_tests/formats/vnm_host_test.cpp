@@ -119,7 +119,8 @@ TEST(VnmPrune, RanksNormsWhoseSquaresOverflowOrUnderflow) {
   for (const Case c : {Case{1e200, 1e300}, Case{1e300, inf}, Case{0.0, 1e-170}, Case{1e-200, 1e-170},
                        Case{1e-300, 1e150}, Case{4.9e-324, 1e-323}, Case{1.7e308, inf}, Case{1.0, 1.7e308}}) {
     for (bool larger_first : {false, true}) {
-      SCOPED_TRACE(std::to_string(c.smaller) + " vs " + std::to_string(c.larger) + (larger_first ? ", larger first" : ""));
+      SCOPED_TRACE(std::to_string(c.smaller) + " vs " + std::to_string(c.larger) +
+                   (larger_first ? ", larger first" : ""));
       // One window of 2 rows (1:2, L = 4): rows of 4 equal values, the larger in row `big`.
       const int big = larger_first ? 0 : 1;
       std::vector<double> dense(8);

@@ -36,7 +36,8 @@ TEST(StridedOverlap, ClosedFormAgreesWithEnumeration) {
   const auto elements = [](const StridedSet& s, std::int64_t base) {
     std::vector<std::int64_t> out;
     for (std::int64_t i = 0; i < s.extent[0]; ++i)
-      for (std::int64_t j = 0; j < (s.dims == 2 ? s.extent[1] : 1); ++j) out.push_back(base + i * s.stride[0] + j * s.stride[1]);
+      for (std::int64_t j = 0; j < (s.dims == 2 ? s.extent[1] : 1); ++j)
+        out.push_back(base + i * s.stride[0] + j * s.stride[1]);
     return out;
   };
   int shared_cases = 0;

@@ -182,7 +182,8 @@ void prune_vnm_host(const T* dense, std::int64_t ld, const VnmExtents& e, const 
       [&](std::int64_t, std::int64_t, const std::vector<detail::VectorNorm>& norm, const std::vector<char>&) {
         std::vector<int> order(p.m);
         std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return detail::larger_norm(norm[a], norm[b]); });
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int a, int b) { return detail::larger_norm(norm[a], norm[b]); });
         order.resize(p.n);
         return order;
       },

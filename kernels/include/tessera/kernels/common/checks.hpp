@@ -37,7 +37,8 @@ template <class OutView, class InView>
 void require_disjoint(const char* kernel, const char* out_name, const OutView& out, const char* in_name,
                       const InView& in) {
   if (out.span() == 0 || in.span() == 0) return;
-  constexpr std::size_t out_bytes = sizeof(typename OutView::value_type), in_bytes = sizeof(typename InView::value_type);
+  constexpr std::size_t out_bytes = sizeof(typename OutView::value_type);
+  constexpr std::size_t in_bytes = sizeof(typename InView::value_type);
   const auto out_begin = reinterpret_cast<std::uintptr_t>(out.data());
   const auto in_begin = reinterpret_cast<std::uintptr_t>(in.data());
   const auto out_end = out_begin + out.span() * out_bytes;

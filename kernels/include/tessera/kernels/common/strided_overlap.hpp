@@ -5,6 +5,7 @@
 // bounded two-variable linear equation has an integer solution.
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 namespace tessera::kernels::detail {
 
@@ -58,7 +59,10 @@ StridedSet strided_set(const View& view) {
       s.extent[s.dims] = static_cast<std::int64_t>(view.extent(r));
       ++s.dims;
     }
-  if (s.dims == 2 && s.stride[0] > s.stride[1]) std::swap(s.stride[0], s.stride[1]), std::swap(s.extent[0], s.extent[1]);
+  if (s.dims == 2 && s.stride[0] > s.stride[1]) {
+    std::swap(s.stride[0], s.stride[1]);
+    std::swap(s.extent[0], s.extent[1]);
+  }
   return s;
 }
 

@@ -51,7 +51,8 @@ Tensor<T, OutEnc, Space> mttkrp(const Space& space, const Tensor<T, CSF<3>, Spac
   return workspace::with_policy<Policy>(dense, [&](auto policy) {
     using P = decltype(policy);
     if constexpr (std::is_same_v<P, workspace::Dense>)
-      kernels::require_dense_workspaces_fit("mttkrp", in.positions, in.workspaces, sizeof(T), options.memory_budget_bytes);
+      kernels::require_dense_workspaces_fit("mttkrp", in.positions, in.workspaces, sizeof(T),
+                                            options.memory_budget_bytes);
     const kernels::ProfilingRegion profiling_region(std::string("tessera::mttkrp[") + workspace::policy_name<P> + "]");
     const auto chunks = kernels::impl::mttkrp_native<P, T>(space, b, c, d, I, options.ism, report);
     auto A = kernels::assemble<T, OutEnc>(Shape<2>{I, J}, {kernels::merge_sorted_chunks(chunks)}, space);
