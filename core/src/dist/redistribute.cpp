@@ -54,10 +54,17 @@ RowPartition balanced_row_partition(MPI_Comm comm, const HostCoo<double>& coo, s
   // This block's rows with entries, in row order (a row may arrive from several ranks). A
   // row weighs its entries + 1, so the rows between them weigh 1 each and are walked as
   // stretches: nothing here is O(rows), which for a matrix of 3e9 rows on a few ranks was
-  // an allocation of gigabytes before the local blocks' index checks could speak.
+  // an allocation of gigabytes before the local blocks' index checks could speak. Each
+  // sender's runs arrive in row order: merged pairwise, O(runs x log ranks), no sort.
   std::vector<std::pair<std::int64_t, std::int64_t>> counted;
+  counted.reserve(received.size() / 2);
   for (std::size_t k = 0; k < received.size(); k += 2) counted.emplace_back(received[k], received[k + 1]);
-  std::sort(counted.begin(), counted.end());
+  std::vector<std::size_t> from(ranks + 1, counted.size());  // sender q's runs: [from[q], from[q + 1])
+  for (int q = 0; q < ranks; ++q) from[q] = static_cast<std::size_t>(recv_displs[q]) / 2;
+  for (int width = 1; width < ranks; width *= 2)
+    for (int q = 0; q + width < ranks; q += 2 * width)
+      std::inplace_merge(counted.begin() + from[q], counted.begin() + from[q + width],
+                         counted.begin() + from[std::min(q + 2 * width, ranks)]);
   const std::int64_t first = blocks.begin(rank), last = blocks.end(rank);
   std::int64_t mine = last - first, before = 0, total = 0;
   for (const auto& c : counted) mine += c.second;
