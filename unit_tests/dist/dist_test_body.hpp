@@ -422,6 +422,33 @@ TYPED_TEST(Dist, MisusedCollectivesThrowEverywhere) {
           << e.what();
     }
   }
+  // Roots, vector partitions and column counts that differ between ranks: each rank acted on
+  // its own (a scatter summed the matrix twice, a halo message came truncated, ranks hung).
+  if (ranks() > 1) {
+    const int my_root = rank() == 1 ? 1 : 0;
+    EXPECT_THROW(A_t::scatter(world(), coo, my_root), tessera::ShapeError);
+    EXPECT_THROW(A.gather(my_root), tessera::ShapeError);
+    EXPECT_THROW(V_t::scatter(world(), A.rows(), std::vector<double>(10), my_root), tessera::ShapeError);
+    const RowPartition mine = RowPartition::uniform(rank() == 0 ? 10 : 12, ranks());
+    EXPECT_THROW(V_t::scatter(world(), mine, std::vector<double>(rank() == 0 ? 10 : 12)), tessera::ShapeError);
+    try {
+      V_t(world(), mine);
+      ADD_FAILURE() << "vector blocks that differ between ranks accepted";
+    } catch (const tessera::ShapeError& e) {
+      EXPECT_NE(std::string(e.what()).find("DistVector: row blocks differs between ranks"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_THROW((DistMultiVector<double, TypeParam>(world(), A.rows(), rank() == 0 ? 2 : 3)), tessera::ShapeError);
+  }
+  // Partition rules asked for no parts or negative rows.
+  EXPECT_THROW(RowPartition::uniform(5, 0), tessera::ShapeError);
+  EXPECT_THROW(RowPartition::balanced({1, 2, 3}, 0), tessera::ShapeError);
+  try {
+    RowPartition::uniform(-5, 2);
+    ADD_FAILURE() << "negative rows accepted";
+  } catch (const tessera::ShapeError& e) {
+    EXPECT_STREQ(e.what(), "RowPartition::uniform: -5 rows into 2 parts (need parts >= 1, rows >= 0)");
+  }
   // A grid whose n^3 rows overflow int64.
   EXPECT_THROW(tessera::dist::poisson_3d<A_t>(world(), std::int64_t{1} << 22), tessera::OverflowError);
 }
@@ -485,6 +512,22 @@ template <class T, class Space>
 void check_dist_spmm(const HostCoo<double>& coo, const DistOptions& opts, std::int64_t k, double alpha, double beta,
                      std::uint64_t seed, const std::string& what) {
   check_dist_spmm_on(DistTensor<T, CSR, Space>::scatter(world(), coo, 0, opts), coo, k, alpha, beta, seed, what);
+}
+
+// An output that is its input is refused on every rank, also where a rank owns no rows and
+// its local Views could not tell (it returned while the others threw, and the next
+// collective hung).
+TYPED_TEST(Dist, OutputThatIsTheInputIsRefusedOnEveryRank) {
+  const auto coo = tessera_test::random_coo({9, 9}, 30, 94);
+  DistOptions opts;
+  opts.row_offsets = offsets_with_empty_rank(9);
+  const auto A = DistTensor<double, CSR, TypeParam>::scatter(world(), coo, 0, opts);
+  DistVector<double, TypeParam> x(world(), A.cols());
+  const DistVector<double, TypeParam> same = x;
+  EXPECT_THROW(tessera::dist::spmv(1.0, A, x, 0.0, same), tessera::AliasError);
+  DistMultiVector<double, TypeParam> B(world(), A.cols(), 3);
+  EXPECT_THROW(tessera::dist::spmm(1.0, A, B, 0.0, B), tessera::AliasError);
+  check_dist_spmv_on(A, coo, 1.0, 0.0, 95, "after the refusals");
 }
 
 TYPED_TEST(Dist, SpmvMatchesSingleProcess) {
@@ -606,6 +649,17 @@ TYPED_TEST(Dist, SpgemmMatchesSingleProcess) {
   for (const char* name : {"west0497", "bcsstk13", "cage10", "uk"}) {
     const HostCoo<double> coo = tessera::io::read_matrix_market(tessera_test::real_matrix(name));
     check_dist_spgemm<TypeParam>(coo, coo, {}, std::string(name) + " squared");
+  }
+  // float operands (dist::spgemm once assigned their blocks to double COO: no build).
+  const auto coo = tessera::io::read_matrix_market(tessera_test::real_matrix("west0497"));
+  const auto Af = DistTensor<float, CSR, TypeParam>::scatter(world(), coo);
+  DistOptions b_opts;
+  b_opts.row_offsets = Af.cols().offsets();
+  const auto Bf = DistTensor<float, CSR, TypeParam>::scatter(world(), coo, 0, b_opts);
+  const HostCoo<double> got = tessera::dist::spgemm(Af, Bf).gather(0);
+  if (rank() == 0) {
+    const auto A1 = tessera::from_coo<double, CSR, Host>(coo);
+    expect_same_matrix(got, tessera::to_coo(tessera::spgemm(A1, A1)), 1e-5, "float west0497 squared");
   }
   }
 }

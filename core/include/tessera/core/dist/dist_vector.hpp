@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,17 +32,27 @@ inline void row_block_layout(const RowPartition& rows, std::int64_t k, std::vect
   }
 }
 
-// `rows` as the blocks of a vector over `comm`: one block per rank (with fewer, a rank would
-// have no block; with more, some rows would belong to no rank).
+// Collective: `rows` as the blocks of a vector over `comm`: one block per rank (with fewer, a
+// rank would have no block; with more, some rows would belong to no rank), the same blocks
+// on every rank (a rank holding others sent and awaited other rows: wrong values, a
+// truncated message or a hang in the next collective).
 inline RowPartition checked_blocks(MPI_Comm comm, RowPartition rows, const char* what) {
-  if (rows.parts() != comm_size(comm))
-    throw ShapeError(std::string(what) + ": partition has " + std::to_string(rows.parts()) + " blocks for " +
-                     std::to_string(comm_size(comm)) + " ranks");
+  agree_on_errors(comm, [&] {
+    if (rows.parts() != comm_size(comm))
+      throw ShapeError(std::string(what) + ": partition has " + std::to_string(rows.parts()) + " blocks for " +
+                       std::to_string(comm_size(comm)) + " ranks");
+  });
+  require_same_on_all_ranks(comm, rows.offsets(), std::string(what) + ": row blocks");
   return rows;
 }
 
-inline std::int64_t checked_columns(std::int64_t k) {
-  if (k < 0) throw ShapeError("DistMultiVector: " + std::to_string(k) + " columns");
+// Collective: the column count, non-negative and the same on every rank (halo messages are
+// sized by it).
+inline std::int64_t checked_columns(MPI_Comm comm, std::int64_t k) {
+  agree_on_errors(comm, [&] {
+    if (k < 0) throw ShapeError("DistMultiVector: " + std::to_string(k) + " columns");
+  });
+  require_same_on_all_ranks(comm, k, "DistMultiVector: column count");
   return k;
 }
 
@@ -51,8 +62,8 @@ inline std::vector<double> scatter_rows(MPI_Comm comm, const RowPartition& rows,
                                         const std::vector<double>& global, int root) {
   require_root(comm, root, "scatter");
   const int rank = comm_rank(comm);
+  checked_blocks(comm, rows, "scatter");
   agree_on_errors(comm, [&] {
-    checked_blocks(comm, rows, "scatter");
     if (rank == root && static_cast<std::int64_t>(global.size()) != rows.size() * k)
       throw ShapeError("scatter: " + std::to_string(global.size()) + " values for " + std::to_string(rows.size()) +
                        " x " + std::to_string(k));
@@ -91,7 +102,7 @@ class DistMultiVector {
   DistMultiVector(MPI_Comm comm, RowPartition rows, std::int64_t k)
       : comm_(comm),
         rows_(detail::checked_blocks(comm, std::move(rows), "DistMultiVector")),
-        local_("tessera::DistMultiVector", rows_.count(comm_rank(comm)), detail::checked_columns(k)) {}
+        local_("tessera::DistMultiVector", rows_.count(comm_rank(comm)), detail::checked_columns(comm, k)) {}
 
   // Collective: `global` (row-major rows.size() x k) given on `root` is split by `rows`.
   static DistMultiVector scatter(MPI_Comm comm, RowPartition rows, std::int64_t k, const std::vector<double>& global,
@@ -115,11 +126,15 @@ class DistMultiVector {
   const RowPartition& rows() const { return rows_; }
   std::int64_t columns() const { return static_cast<std::int64_t>(local_.extent(1)); }
   const view_type& local() const { return local_; }
+  // This multivector or a copy of it: the same answer on every rank, also on ranks that own
+  // no rows, where the local Views are empty and cannot tell (the kernels' alias check).
+  bool shares_storage_with(const DistMultiVector& other) const { return storage_ == other.storage_; }
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
   RowPartition rows_;
   view_type local_;
+  std::shared_ptr<const char> storage_ = std::make_shared<char>();  // identity, shared by copies
 };
 
 template <class T, class Space = Kokkos::DefaultExecutionSpace>
@@ -155,11 +170,14 @@ class DistVector {
   MPI_Comm comm() const { return comm_; }
   const RowPartition& rows() const { return rows_; }
   const view_type& local() const { return local_; }
+  // This vector or a copy of it (DistMultiVector::shares_storage_with says why).
+  bool shares_storage_with(const DistVector& other) const { return storage_ == other.storage_; }
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
   RowPartition rows_;
   view_type local_;
+  std::shared_ptr<const char> storage_ = std::make_shared<char>();  // identity, shared by copies
 };
 
 }  // namespace tessera::dist

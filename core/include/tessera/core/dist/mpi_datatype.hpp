@@ -8,6 +8,7 @@
 #include <string>
 #include <type_traits>
 
+#include "tessera/core/dist/collective_error.hpp"
 #include "tessera/core/error.hpp"
 
 namespace tessera::dist {
@@ -48,13 +49,18 @@ inline int comm_size(MPI_Comm comm) {
   return size;
 }
 
-// `root` must be a rank of `comm`: MPI ends the whole job (MPI_ERR_ROOT) on any other.
-// Checked on every rank before the collective call, so all ranks throw together.
+// Collective: `root` must be a rank of `comm`, MPI ends the whole job (MPI_ERR_ROOT) on any
+// other, and the same on every rank: ranks that took different roots each sent their data as
+// the root's (a scatter summed the matrix twice) or waited in different collectives.
+// Checked before the collective call, so all ranks throw together.
 inline void require_root(MPI_Comm comm, int root, const char* what) {
-  const int size = comm_size(comm);
-  if (root < 0 || root >= size)
-    throw IndexError(std::string(what) + ": root " + std::to_string(root) + " is not a rank of the communicator (0.." +
-                     std::to_string(size - 1) + ")");
+  agree_on_errors(comm, [&] {
+    const int size = comm_size(comm);
+    if (root < 0 || root >= size)
+      throw IndexError(std::string(what) + ": root " + std::to_string(root) + " is not a rank of the communicator (0.." +
+                       std::to_string(size - 1) + ")");
+  });
+  require_same_on_all_ranks(comm, root, std::string(what) + ": root");
 }
 
 }  // namespace tessera::dist

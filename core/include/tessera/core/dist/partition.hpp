@@ -28,6 +28,7 @@ class RowPartition {
 
   // Equal counts (the first `rows % parts` parts get one more).
   static RowPartition uniform(std::int64_t rows, int parts) {
+    check_counts("uniform", rows, parts);
     std::vector<std::int64_t> offsets(parts + 1);
     for (int r = 0; r <= parts; ++r) offsets[r] = rows / parts * r + std::min<std::int64_t>(r, rows % parts);
     return RowPartition(std::move(offsets));
@@ -38,6 +39,7 @@ class RowPartition {
   // by rows). Parts may be empty when there are fewer rows than parts.
   static RowPartition balanced(const std::vector<std::int64_t>& row_nnz, int parts) {
     const std::int64_t rows = static_cast<std::int64_t>(row_nnz.size());
+    check_counts("balanced", rows, parts);
     std::vector<std::int64_t> prefix(rows + 1, 0);  // prefix[i] = weight of rows [0, i)
     for (std::int64_t i = 0; i < rows; ++i) prefix[i + 1] = prefix[i] + row_nnz[i] + 1;
     const double total = static_cast<double>(prefix[rows]);
@@ -70,6 +72,14 @@ class RowPartition {
   bool operator!=(const RowPartition& o) const { return !(*this == o); }
 
  private:
+  // A partition has at least one part and no negative row count (0 parts divided by zero in
+  // uniform and dropped every row in balanced).
+  static void check_counts(const char* rule, std::int64_t rows, int parts) {
+    if (parts < 1 || rows < 0)
+      throw ShapeError("RowPartition::" + std::string(rule) + ": " + std::to_string(rows) + " rows into " +
+                       std::to_string(parts) + " parts (need parts >= 1, rows >= 0)");
+  }
+
   std::vector<std::int64_t> offsets_;
 };
 

@@ -113,7 +113,10 @@ DistTensor<T, Enc, Space> spgemm(const Space& space, const DistTensor<T, Enc, Sp
 
   // 2. Local operands: A's columns = [owned | ghost slots]; B's rows in the same order.
   const std::int64_t owned = A.cols().count(rank);
-  HostCoo<double> a_local = to_coo(A.diagonal()), offd = to_coo(A.off_diagonal()), b_local;
+  const HostCoo<T> diag = to_coo(A.diagonal()), offd = to_coo(A.off_diagonal());
+  HostCoo<double> a_local, b_local;  // widened: A and B may hold float
+  a_local.coords = diag.coords;
+  a_local.values.assign(diag.values.begin(), diag.values.end());
   a_local.shape = {A.rows().count(rank), owned + plan.ghosts()};
   const auto boundary = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.boundary_rows());
   for (std::int64_t n = 0; n < offd.nnz(); ++n) {

@@ -38,6 +38,8 @@ void spmm(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
   if (B.columns() != C.columns())
     throw ShapeError("dist::spmm: B has " + std::to_string(B.columns()) + " columns, C has " +
                      std::to_string(C.columns()));
+  if (C.shares_storage_with(B))
+    throw AliasError("dist::spmm: C is B, which it reads; pass C its own DistMultiVector");
   const kernels::ProfilingRegion profiling_region("tessera::dist::spmm");
   auto& halo = A.halo();
   halo.start(space, B.local());

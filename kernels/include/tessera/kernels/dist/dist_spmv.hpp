@@ -77,6 +77,7 @@ void spmv(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
           const DistVector<T, Space>& y) {
   detail::require_same_blocks("dist::spmv", "x", x.rows(), A.cols());
   detail::require_same_blocks("dist::spmv", "y", y.rows(), A.rows());
+  if (y.shares_storage_with(x)) throw AliasError("dist::spmv: y is x, which it reads; pass y its own DistVector");
   using HaloT = Halo<T, Space>;
   const kernels::ProfilingRegion profiling_region("tessera::dist::spmv");
   HaloT& halo = A.halo();
