@@ -2,6 +2,7 @@
 // Shape checks shared by the kernel front ends.
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "tessera/core/error.hpp"
@@ -15,6 +16,16 @@ inline void require_extent(const char* kernel, const char* what, std::int64_t ac
                      std::to_string(expected));
 }
 
+// A byte count as a message shows it: "812 bytes", "3.4 MB", "720.0 GB" (std::to_string of a
+// double printed "720000000000.000000").
+inline std::string byte_count_text(double bytes) {
+  char text[64];
+  if (bytes >= 1e9) std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
+  else if (bytes >= 1e6) std::snprintf(text, sizeof text, "%.1f MB", bytes / 1e6);
+  else std::snprintf(text, sizeof text, "%.0f bytes", bytes);
+  return text;
+}
+
 // Dense workspaces of `positions` each, one per thread, must fit the memory budget: an
 // OverflowError naming the kernel otherwise (before anything is allocated).
 inline void require_dense_workspaces_fit(const std::string& kernel, std::int64_t positions, std::int64_t threads,
@@ -23,8 +34,8 @@ inline void require_dense_workspaces_fit(const std::string& kernel, std::int64_t
                        static_cast<double>(value_bytes + 1);
   if (bytes > static_cast<double>(budget_bytes))
     throw OverflowError(kernel + ": Dense workspaces of " + std::to_string(positions) + " positions for " +
-                        std::to_string(threads) + " threads need " + std::to_string(bytes) +
-                        " bytes, over memory_budget_bytes; use a sparse policy or raise the budget");
+                        std::to_string(threads) + " threads need " + byte_count_text(bytes) +
+                        ", over memory_budget_bytes; use a sparse policy or raise the budget");
 }
 
 // The output View `out` must not share memory with the input View `in`: the kernels read

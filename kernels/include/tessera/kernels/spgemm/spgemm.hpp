@@ -85,8 +85,8 @@ Tensor<T, OutEnc, Space> spgemm(const Space& space, const Tensor<T, EncA, Space>
       const double bytes = static_cast<double>(shape[0]) * static_cast<double>(shape[1]) * (sizeof(T) + 1);
       if (bytes > static_cast<double>(options.memory_budget_bytes))
         throw OverflowError("spgemm: a Dense second-order workspace for a " + std::to_string(shape[0]) + " x " +
-                            std::to_string(shape[1]) + " result needs " + std::to_string(bytes) +
-                            " bytes, over memory_budget_bytes; use a sparse policy or raise the budget");
+                            std::to_string(shape[1]) + " result needs " + byte_count_text(bytes) +
+                            ", over memory_budget_bytes; use a sparse policy or raise the budget");
     }
     const std::string region = std::string("tessera::spgemm[") + (rowwise ? "rowwise" : "outer") +
                                (row_major_out ? "" : ",transposed") + "," + workspace::policy_name<P> + "]";
