@@ -538,6 +538,51 @@ TEST_F(MatrixMarket, DirectoryAndTruncatedGzipAreIoErrors) {
     FAIL() << "no IoError";
   } catch (const tessera::IoError& e) {
     EXPECT_NE(std::string(e.what()).find(cut), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(MatrixMarket, ConcatenatedGzipMembersReadAsOneText) {
+  tessera::io::write_text_file(path("a.txt.gz"), "first part\n");
+  tessera::io::write_text_file(path("b.txt.gz"), "second part\n");
+  const std::string both = write_raw("both.txt.gz", read_raw(path("a.txt.gz")) + read_raw(path("b.txt.gz")));
+  EXPECT_EQ(tessera::io::read_text_file(both), "first part\nsecond part\n");
+  const std::string padded = write_raw("padded.txt.gz", read_raw(path("a.txt.gz")) + std::string(512, '\0'));
+  EXPECT_EQ(tessera::io::read_text_file(padded), "first part\n");
+}
+
+// zlib's gzread skips whatever follows the last member; a .tns file has no entry count, so a
+// second member whose header got damaged would lose its entries without a word.
+TEST_F(MatrixMarket, BytesAfterTheLastGzipMemberAreIoErrors) {
+  tessera::io::write_text_file(path("a.tns.gz"), "1 1 1 1.5\n");
+  tessera::io::write_text_file(path("b.tns.gz"), "2 2 2 2.5\n");
+  const std::string first = read_raw(path("a.tns.gz"));
+  std::string second = read_raw(path("b.tns.gz"));
+  second[0] = 'x';  // no longer a gzip member
+  const std::string damaged = write_raw("damaged.tns.gz", first + second);
+  const std::string garbage = write_raw("garbage.tns.gz", first + std::string(3, '\0') + "tail");
+  for (const std::string& file : {damaged, garbage}) {
+    try {
+      tessera::io::read_tns(file, {2, 2, 2});
+      FAIL() << "no IoError for " << file;
+    } catch (const tessera::IoError& e) {
+      EXPECT_NE(std::string(e.what()).find(file), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("at byte " + std::to_string(first.size())), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST_F(MatrixMarket, CorruptGzipDataIsIoError) {
+  tessera::io::write_matrix_market(path("whole.mtx.gz"), general_matrix());
+  std::string raw = read_raw(path("whole.mtx.gz"));
+  raw[raw.size() - 6] = static_cast<char>(raw[raw.size() - 6] ^ 0x5a);  // the CRC-32 of the trailer
+  const std::string bad = write_raw("bad_crc.mtx.gz", raw);
+  try {
+    tessera::io::read_matrix_market(bad);
+    FAIL() << "no IoError";
+  } catch (const tessera::IoError& e) {
+    EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("corrupt gzip data"), std::string::npos) << e.what();
   }
 }
 

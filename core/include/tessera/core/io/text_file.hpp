@@ -12,9 +12,11 @@ namespace tessera::io {
 bool has_gz_suffix(const std::string& path);
 
 // Reads the whole file. Gzip data (recognised by its magic bytes, whatever the
-// name) is decompressed; plain files are returned as they are.
+// name) is decompressed, several concatenated gzip members as one text; plain
+// files are returned as they are.
 // Throws IoError naming the path when the file cannot be opened or read,
-// including a truncated or corrupt gzip stream.
+// including a truncated or corrupt gzip stream and bytes after the last gzip
+// member that are not zero padding.
 std::string read_text_file(const std::string& path);
 
 // Writes `text` to `path`, replacing it; gzip-compressed when the path ends in
