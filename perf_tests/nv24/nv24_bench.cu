@@ -359,8 +359,7 @@ int main(int argc, char** argv) {
     if (have_lt) api.destroy(&lth);
     CUBLAS_CHECK(cublasDestroy(blas));
   } catch (const std::exception& e) {
-    std::printf("ERROR %s\n", e.what());
-    return 2;
+    return harness_error(e.what());
   }
   return 0;
 }

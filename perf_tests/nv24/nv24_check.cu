@@ -105,8 +105,7 @@ int main(int argc, char** argv) {
   if (status) return *status;
   cudaDeviceProp prop;
   if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
-    std::printf("ERROR no CUDA device\n");
-    return 2;
+    return harness_error("no CUDA device");
   }
   const bool hopper = prop.major == 9 && prop.minor == 0;
   std::vector<kc::Nv24Tile> tiles;
@@ -211,8 +210,7 @@ int main(int argc, char** argv) {
       expect_throw("tail of all rows", ok_args, &all_tail);
     }
   } catch (const std::exception& e) {
-    std::printf("ERROR %s\n", e.what());
-    return 2;
+    return harness_error(e.what());
   }
   std::printf("TOTAL %d runs, %d failures\n", runs, failures);
   return failures == 0 ? 0 : 1;

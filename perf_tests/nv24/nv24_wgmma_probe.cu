@@ -126,7 +126,6 @@ int main() {
     std::printf("PROBE %d failures\n", failures);
     return failures == 0 ? 0 : 1;
   } catch (const std::exception& e) {
-    std::printf("ERROR %s\n", e.what());
-    return 2;
+    return harness_error(e.what());
   }
 }

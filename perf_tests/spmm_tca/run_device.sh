@@ -39,6 +39,6 @@ if [[ ,$parts, == *,sanitizers,* ]]; then
   run_sanitizers "$out" "${SANITIZER_SECONDS:-480}" "$bin/spmm_tca_check" "$data" --quick
 fi
 if [[ ,$parts, == *,bench,* ]]; then
-  timeout 300 "$bin/spmm_tca_bench" "$data" ${BENCH_ARGS:-} > "$out/bench.md" 2>&1; echo "bench rc=$?"
-  grep -E "SUMMARY|ERROR|^\| (fp16|bf16|tf32|fp64)" "$out/bench.md"
+  timeout 300 "$bin/spmm_tca_bench" "$data" ${BENCH_ARGS:-} > "$out/bench.md" 2> "$out/bench.err"; echo "bench rc=$?"
+  grep -E "SUMMARY|^\| (fp16|bf16|tf32|fp64)" "$out/bench.md"; grep ERROR "$out/bench.err"
 fi

@@ -381,8 +381,7 @@ int main(int argc, char** argv) {
     }
     cusparseDestroy(handle);
   } catch (const std::exception& e) {
-    std::printf("ERROR: %s\n", e.what());
-    return 2;
+    return harness_error(e.what());
   }
   return 0;
 }

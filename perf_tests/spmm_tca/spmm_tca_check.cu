@@ -248,8 +248,7 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
   } catch (const std::exception& e) {
-    std::printf("ERROR: %s\n", e.what());
-    return 2;
+    return harness_error(e.what());
   }
   std::printf("TOTAL cases=%d failures=%d\n", cases, failures);
   return failures == 0 ? 0 : 1;

@@ -24,5 +24,5 @@ if [[ ,$parts, == *,sanitizers,* ]]; then
 fi
 if [[ ,$parts, == *,bench,* ]]; then
   timeout 400 "$bin/vnm_bench" "$@" > "$out/bench.md" 2> "$out/bench.err"; echo "bench rc=$?"
-  grep -A8 "^| N:M" "$out/bench.md"; grep ERROR "$out/bench.md"
+  grep -A8 "^| N:M" "$out/bench.md"; grep ERROR "$out/bench.err"
 fi

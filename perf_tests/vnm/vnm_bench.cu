@@ -281,8 +281,7 @@ int main(int argc, char** argv) {
       for (const auto& l : sweep_lines) std::printf("%s\n", l.c_str());
     }
   } catch (const std::exception& ex) {
-    std::printf("ERROR %s\n", ex.what());
-    return 2;
+    return harness_error(ex.what());
   }
   return 0;
 }

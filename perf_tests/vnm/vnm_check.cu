@@ -195,8 +195,7 @@ int main(int argc, char** argv) {
     // A larger case through every automatic choice.
     if (!quick) run_case(1024, 4096, 1024, {8, 32, 32}, true, nullptr, rng);
   } catch (const std::exception& ex) {
-    std::printf("ERROR %s\n", ex.what());
-    return 2;
+    return harness_error(ex.what());
   }
   std::printf("TOTAL %d cases, %d failures\n", cases, failures);
   return failures ? 1 : 0;
