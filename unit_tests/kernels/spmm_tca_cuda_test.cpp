@@ -4,10 +4,13 @@
 // precision before the reference sees them, so the bounds measure accumulation and
 // output rounding: fp16 output rounds at 2^-11 relative; TF32 products carry the values
 // rounded (2^-11) and B truncated (2^-10) by the tensor core.
+#include <cuda_runtime_api.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -373,6 +376,144 @@ TEST(SpmmTca, HostSpacesRejectCudaAlgorithms) {
   const auto A = tessera::from_coo<double, tessera::CSR, Kokkos::Serial>(tessera_test::random_coo({4, 4}, 6, 1));
   Kokkos::View<double**, Kokkos::HostSpace> B("B", 4, 2), C("C", 4, 2);
   EXPECT_THROW(tessera::spmm(1.0, A, B, 0.0, C, SpmmOptions{SpmmAlgorithm::TensorCore}), tessera::NotCompiled);
+}
+
+// Tensors with 64-bit row offsets or column ids have no CUDA kernel: Auto runs Native on the
+// GPU for them, and asking for a CUDA kernel is NotCompiled (it used not to compile).
+TEST(SpmmTca, WideIndexTypesRunNativeOnCuda) {
+  using Csr64 = tessera::WithIndexTypes<tessera::CSR, std::int64_t, std::int64_t>;
+  for (const auto& c : tessera_test::edge_case_matrices(81)) {
+    check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda, Csr64>(c.coo, 33, 1.0, 0.5, 29, c.name + " int64");
+    check_spmm<double, Kokkos::LayoutLeft, Kokkos::Cuda, Csr64>(c.coo, 8, 2.0, 0.0, 30, c.name + " int64",
+                                                                SpmmOptions{SpmmAlgorithm::Native});
+  }
+  const auto A = tessera::from_coo<float, Csr64, Kokkos::Cuda>(tessera_test::random_coo({50, 40}, 300, 3));
+  Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::CudaSpace> B("B", 40, 64), C("C", 50, 64);
+  EXPECT_EQ(tessera::spmm_choose_algorithm(A, B, C), SpmmAlgorithm::Native);
+  EXPECT_THROW(tessera::spmm(1.0f, A, B, 0.0f, C, SpmmOptions{SpmmAlgorithm::TensorCore}), tessera::NotCompiled);
+}
+
+// With tune, spmm_choose_algorithm runs the CUDA kernels on B: it checks the operands as spmm does.
+TEST(SpmmTca, ChooseAlgorithmChecksTheOperands) {
+  const auto A = tessera::from_coo<Half, tessera::CSR, Kokkos::Cuda>(tessera_test::random_coo({300, 200}, 3000, 4));
+  SpmmOptions tuned{SpmmAlgorithm::Auto};
+  tuned.tune = true;
+  Kokkos::View<Half**, Kokkos::LayoutRight, Kokkos::CudaSpace> B("B", 200, 64), short_B("B", 199, 64),
+      C("C", 300, 64), narrow_C("C", 300, 32);
+  EXPECT_THROW(tessera::spmm_choose_algorithm(A, short_B, C, tuned), tessera::ShapeError);
+  EXPECT_THROW(tessera::spmm_choose_algorithm(A, B, narrow_C, tuned), tessera::ShapeError);
+  EXPECT_NO_THROW(tessera::spmm_choose_algorithm(A, B, C, tuned));
+}
+
+// B (k x n, random, rounded to Half) and the double-precision C = A B of `coo` (values rounded
+// to Half), with C poisoned.
+struct HalfProduct {
+  Kokkos::View<Half**, Kokkos::LayoutRight, Kokkos::CudaSpace> B, C;
+  std::vector<double> want;
+};
+HalfProduct half_product(const tessera::HostCoo<double>& coo, std::int64_t n, std::uint64_t seed) {
+  const std::int64_t rows = coo.shape[0], k = coo.shape[1];
+  HalfProduct p;
+  p.B = decltype(p.B)("B", k, n);
+  p.C = decltype(p.C)("C", rows, n);
+  p.want.assign(static_cast<std::size_t>(rows * n), 0.0);
+  std::vector<double> b = tessera_test::random_vector(k * n, seed);
+  auto Bh = Kokkos::create_mirror_view(p.B);
+  for (std::int64_t r = 0; r < k; ++r)
+    for (std::int64_t j = 0; j < n; ++j) {
+      Bh(r, j) = static_cast<Half>(b[r * n + j]);
+      b[r * n + j] = static_cast<double>(Bh(r, j));
+    }
+  Kokkos::deep_copy(p.B, Bh);
+  Kokkos::deep_copy(p.C, static_cast<Half>(std::numeric_limits<float>::quiet_NaN()));
+  tessera::HostCoo<double> rounded = coo;
+  for (auto& v : rounded.values) v = static_cast<double>(static_cast<Half>(v));
+  tessera::reference::spmm(1.0, rounded, b, n, 0.0, p.want);
+  return p;
+}
+double relative_error_of(const HalfProduct& p) {
+  auto Ch = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.C);
+  std::vector<double> got(p.want.size());
+  for (std::size_t i = 0; i < Ch.extent(0); ++i)
+    for (std::size_t j = 0; j < Ch.extent(1); ++j) got[i * Ch.extent(1) + j] = static_cast<double>(Ch(i, j));
+  return tessera_test::relative_error(got, p.want);
+}
+
+// Rows of ((i + shift) % 7) + 1 nonzeros at distinct columns: with rows a multiple of 7, every
+// shift has the same nnz and other row offsets, so one pattern fits the other's arrays.
+tessera::HostCoo<double> staggered_rows(std::int64_t rows, std::int64_t cols, std::int64_t shift) {
+  tessera::HostCoo<double> coo;
+  coo.shape = {rows, cols};
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j <= (i + shift) % 7; ++j) {
+      coo.coords.insert(coo.coords.end(), {i, (i * 37 + j * 101 + shift) % cols});
+      coo.values.push_back(0.25 + 0.01 * static_cast<double>((i + 3 * j) % 60));
+    }
+  return coo;
+}
+
+// A plan is keyed by the pattern arrays: after A's pos, crd and values are rewritten in place,
+// spmm_forget_plan(A) makes the next call build the plan of the new pattern.
+TEST(SpmmTca, ForgetPlanAfterAnInPlacePatternChange) {
+  const auto first = staggered_rows(7000, 5000, 0), second = staggered_rows(7000, 5000, 3);
+  for (SpmmAlgorithm algorithm : {SpmmAlgorithm::TensorCore, SpmmAlgorithm::CudaCoreRowSplit}) {
+    SCOPED_TRACE(to_string(algorithm));
+    const auto A = tessera::from_coo<Half, tessera::CSR, Kokkos::Cuda>(first);
+    const auto replacement = tessera::from_coo<Half, tessera::CSR, Kokkos::Cuda>(second);
+    ASSERT_EQ(A.nnz(), replacement.nnz());
+    const SpmmOptions opts{algorithm};
+    const auto before = half_product(first, 64, 31);
+    tessera::spmm(Half(1), A, before.B, Half(0), before.C, opts);
+    EXPECT_LE(relative_error_of(before), kHalfTolerance);
+    const auto& s = A.decompose();
+    const auto& r = replacement.decompose();
+    Kokkos::deep_copy(s.levels[1].pos, r.levels[1].pos);
+    Kokkos::deep_copy(s.levels[1].crd, r.levels[1].crd);
+    Kokkos::deep_copy(s.vals, r.vals);
+    tessera::spmm_forget_plan(A);
+    const auto after = half_product(second, 64, 32);
+    tessera::spmm(Half(1), A, after.B, Half(0), after.C, opts);
+    EXPECT_LE(relative_error_of(after), kHalfTolerance);
+  }
+}
+
+// Building a plan synchronizes the device. The first call for a matrix inside a graph capture
+// is a tessera::Error that leaves the capture valid; after one call outside, spmm records into
+// a graph (on a non-blocking stream of the caller's) whose replay computes the product.
+TEST(SpmmTca, GraphCaptureNeedsThePlanBuiltBefore) {
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  {
+    const Kokkos::Cuda space(stream);
+    const auto coo = tessera_test::random_coo({3000, 2000}, 30000, 12);
+    const auto A = tessera::from_coo<Half, tessera::CSR, Kokkos::Cuda>(coo);
+    const auto p = half_product(coo, 64, 33);
+    const SpmmOptions tc{SpmmAlgorithm::TensorCore};
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+    try {
+      tessera::spmm(space, Half(1), A, p.B, Half(0), p.C, tc);
+      ADD_FAILURE() << "no error for a plan built during capture";
+    } catch (const tessera::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("captured"), std::string::npos) << e.what();
+    }
+    ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess) << "the refused call left the capture valid";
+    ASSERT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+    tessera::spmm(space, Half(1), A, p.B, Half(0), p.C, tc);  // builds the plan
+    space.fence();
+    Kokkos::deep_copy(p.C, static_cast<Half>(std::numeric_limits<float>::quiet_NaN()));
+    ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+    tessera::spmm(space, Half(1), A, p.B, Half(0), p.C, tc);
+    ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    EXPECT_LE(relative_error_of(p), kHalfTolerance);
+    EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+    EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  }
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
 }
 
 }  // namespace

@@ -79,13 +79,13 @@ void check_spmv(const HostCoo<double>& coo, double alpha, double beta, std::uint
   EXPECT_LE(tessera_test::relative_error(got, y), tessera_test::tolerance<T>(longest_row(coo) + 1));
 }
 
-template <class T, class Layout, class Space>
+template <class T, class Layout, class Space, class Enc = tessera::CSR>
 void check_spmm(const HostCoo<double>& coo, std::int64_t n, double alpha, double beta, std::uint64_t seed,
                 const std::string& what, const tessera::SpmmOptions& opts = {}, double tol = -1) {
   SCOPED_TRACE(what + " n=" + std::to_string(n) + " beta=" + std::to_string(beta) + " layout=" +
                (std::is_same_v<Layout, Kokkos::LayoutLeft> ? "left" : "right"));
   using Mem = typename Space::memory_space;
-  const auto A = tessera::from_coo<T, tessera::CSR, Space>(coo);
+  const auto A = tessera::from_coo<T, Enc, Space>(coo);
   const auto rows = coo.shape[0], k = coo.shape[1];
   std::vector<double> B = tessera_test::random_vector(k * n, seed), C = tessera_test::random_vector(rows * n, seed + 1);
   Kokkos::View<T**, Layout, Mem> Bd("B", k, n), Cd("C", rows, n);

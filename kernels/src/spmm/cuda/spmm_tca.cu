@@ -1327,6 +1327,9 @@ std::shared_ptr<TcaPlan> TcaPlan::build_layout(const int* pos_host, std::int64_t
   plan->slot_rows_ = upload(slot_rows.data(), slot_rows.size());
   plan->slot_value_begin_ = upload(slot_value_begin.data(), slot_value_begin.size() * sizeof(int));
   plan->value_perm_ = upload(value_perm.data(), value_perm.size() * sizeof(int));
+  // cudaMemcpy from pageable memory may return before its DMA lands; a kernel on a
+  // non-blocking stream would then read a partly written plan.
+  TESSERA_CUDA_CHECK(cudaStreamSynchronize(0));
   return plan;
 }
 

@@ -100,58 +100,23 @@ constexpr bool is_cuda_space_v =
     false;
 #endif
 
+// The CUDA kernels take int row offsets and column ids; tensors with wider index types run
+// Native on Kokkos::Cuda too.
 #if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
-template <class T, class Space>
+template <class T, class Enc, class Space>
 constexpr bool has_tca_v = is_cuda_space_v<Space> && kernels::cuda::tca_value_supported_v<T> &&
-                           std::is_same_v<typename Space::memory_space, Kokkos::CudaSpace>;
+                           std::is_same_v<typename Space::memory_space, Kokkos::CudaSpace> &&
+                           std::is_same_v<typename Enc::offset_type, int> &&
+                           std::is_same_v<typename Enc::ordinal_type, int>;
 #else
-template <class T, class Space>
+template <class T, class Enc, class Space>
 constexpr bool has_tca_v = false;
 #endif
 
-}  // namespace kernels::detail
-
-// The algorithm spmm(space, A, B, C, opts) will run (Auto resolved), without running it; with
-// opts.tune, the first query for a shape times the CUDA kernels on space's stream.
+// What spmm requires of its operands; spmm_choose_algorithm checks the same, as with tune it
+// runs the CUDA kernels on B.
 template <class T, class Enc, class Space, class BView, class CView>
-SpmmAlgorithm spmm_choose_algorithm(const Space& space, const Tensor<T, Enc, Space>& A, const BView& B,
-                                    const CView& C, const SpmmOptions& opts = {}) {
-  if (opts.algorithm != SpmmAlgorithm::Auto) return opts.algorithm;
-#if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (kernels::detail::has_tca_v<T, Space>) {
-    if (A.extent(0) == 0 || C.extent(1) == 0) return SpmmAlgorithm::CudaCoreRowSplit;
-    const auto& s = A.decompose();
-    const auto plan = kernels::cuda::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0));
-    const auto args = kernels::cuda::make_tca_args<T>(1.0, s.levels[1].pos, s.levels[1].crd, s.vals, B, 0.0, C,
-                                                      A.extent(0), A.extent(1));
-    const auto kernel =
-        opts.tune ? kernels::cuda::TcaPlanCache::tuned(s.levels[1].pos, s.levels[1].crd, *plan, args, opts.allow_tf32,
-                                                       opts.tune_cache == SpmmTuneCache::WarmL2
-                                                           ? kernels::cuda::TcaTuneCache::WarmL2
-                                                           : kernels::cuda::TcaTuneCache::ColdL2,
-                                                       space.cuda_stream())
-                  : kernels::cuda::tca_choose(*plan, args, opts.allow_tf32);
-    return kernel == kernels::cuda::TcaKernel::TensorCore ? SpmmAlgorithm::TensorCore
-                                                          : SpmmAlgorithm::CudaCoreRowSplit;
-  } else
-#endif
-  {
-    (void)space, (void)A, (void)B, (void)C;
-    return SpmmAlgorithm::Native;
-  }
-}
-
-// The same on the default instance of A's execution space.
-template <class T, class Enc, class Space, class BView, class CView>
-SpmmAlgorithm spmm_choose_algorithm(const Tensor<T, Enc, Space>& A, const BView& B, const CView& C,
-                                    const SpmmOptions& opts = {}) {
-  return spmm_choose_algorithm(Space(), A, B, C, opts);
-}
-
-template <class T, class Enc, class Space, class BView, class CView>
-void spmm(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, const Tensor<T, Enc, Space>& A,
-          const BView& B, typename Tensor<T, Enc, Space>::value_type beta, const CView& C,
-          const SpmmOptions& opts = {}) {
+void check_spmm_operands(const Tensor<T, Enc, Space>& A, const BView& B, const CView& C) {
   static_assert(is_csr_like_v<Enc>, "spmm needs a CSR-like tensor (levels {Dense, Compressed}, row order)");
   static_assert(Kokkos::is_view<BView>::value && BView::rank == 2, "B must be a rank-2 Kokkos::View");
   static_assert(Kokkos::is_view<CView>::value && CView::rank == 2, "C must be a rank-2 Kokkos::View");
@@ -163,6 +128,79 @@ void spmm(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, 
   kernels::require_extent("spmm", "B.extent(0)", B.extent(0), A.extent(1));
   kernels::require_extent("spmm", "C.extent(0)", C.extent(0), A.extent(0));
   kernels::require_extent("spmm", "C.extent(1)", C.extent(1), B.extent(1));
+}
+
+#if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
+// Auto's pick on Kokkos::Cuda for A's plan (looked up once per spmm call).
+template <class T, class Enc, class Space, class BView, class CView>
+SpmmAlgorithm choose_cuda_kernel(const Space& space, const Tensor<T, Enc, Space>& A,
+                                 const kernels::cuda::TcaPlan& plan, const BView& B, const CView& C,
+                                 const SpmmOptions& opts) {
+  namespace kc = kernels::cuda;
+  const auto& s = A.decompose();
+  const auto args =
+      kc::make_tca_args<T>(1.0, s.levels[1].pos, s.levels[1].crd, s.vals, B, 0.0, C, A.extent(0), A.extent(1));
+  const auto cache = opts.tune_cache == SpmmTuneCache::WarmL2 ? kc::TcaTuneCache::WarmL2 : kc::TcaTuneCache::ColdL2;
+  const auto kernel =
+      opts.tune ? kc::TcaPlanCache::tuned(s.levels[1].pos, s.levels[1].crd, plan, args, opts.allow_tf32, cache,
+                                          space.cuda_stream())
+                : kc::tca_choose(plan, args, opts.allow_tf32);
+  return kernel == kc::TcaKernel::TensorCore ? SpmmAlgorithm::TensorCore : SpmmAlgorithm::CudaCoreRowSplit;
+}
+#endif
+
+}  // namespace kernels::detail
+
+// The algorithm spmm(space, A, B, C, opts) will run (Auto resolved), without running it; with
+// opts.tune, the first query for a shape times the CUDA kernels on space's stream.
+template <class T, class Enc, class Space, class BView, class CView>
+SpmmAlgorithm spmm_choose_algorithm(const Space& space, const Tensor<T, Enc, Space>& A, const BView& B,
+                                    const CView& C, const SpmmOptions& opts = {}) {
+  kernels::detail::check_spmm_operands(A, B, C);
+  if (opts.algorithm != SpmmAlgorithm::Auto) return opts.algorithm;
+#if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (kernels::detail::has_tca_v<T, Enc, Space>) {
+    if (A.extent(0) == 0 || C.extent(1) == 0) return SpmmAlgorithm::CudaCoreRowSplit;
+    const auto& s = A.decompose();
+    const auto plan =
+        kernels::cuda::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0), space.cuda_stream());
+    return kernels::detail::choose_cuda_kernel(space, A, *plan, B, C, opts);
+  } else
+#endif
+  {
+    (void)space;
+    return SpmmAlgorithm::Native;
+  }
+}
+
+// The same on the default instance of A's execution space.
+template <class T, class Enc, class Space, class BView, class CView>
+SpmmAlgorithm spmm_choose_algorithm(const Tensor<T, Enc, Space>& A, const BView& B, const CView& C,
+                                    const SpmmOptions& opts = {}) {
+  return spmm_choose_algorithm(Space(), A, B, C, opts);
+}
+
+// Kokkos::Cuda keeps a plan per matrix, keyed by its row-offset and column-id arrays. After
+// rewriting A's pos or crd in place (same Views, new pattern), call this before the next spmm:
+// otherwise that call runs the old pattern's plan. A new tensor needs nothing. No-op elsewhere.
+template <class T, class Enc, class Space>
+void spmm_forget_plan(const Tensor<T, Enc, Space>& A) {
+#if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (kernels::detail::has_tca_v<T, Enc, Space>) {
+    const auto& s = A.decompose();
+    kernels::cuda::TcaPlanCache::forget(s.levels[1].pos, s.levels[1].crd);
+  } else
+#endif
+  {
+    (void)A;
+  }
+}
+
+template <class T, class Enc, class Space, class BView, class CView>
+void spmm(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, const Tensor<T, Enc, Space>& A,
+          const BView& B, typename Tensor<T, Enc, Space>::value_type beta, const CView& C,
+          const SpmmOptions& opts = {}) {
+  kernels::detail::check_spmm_operands(A, B, C);
   kernels::require_disjoint("spmm", "C", C, "B", B);
   if (static_cast<double>(alpha) == 0.0) {  // BLAS: neither A nor B is read, no algorithm runs
     const kernels::ProfilingRegion profiling_region("tessera::spmm[alpha=0]");
@@ -170,37 +208,38 @@ void spmm(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, 
     return;
   }
   const auto& s = A.decompose();
-  const SpmmAlgorithm algorithm = spmm_choose_algorithm(space, A, B, C, opts);
-  if (algorithm == SpmmAlgorithm::Native) {
-    const kernels::ProfilingRegion profiling_region("tessera::spmm[native]");
-    const kernels::impl::SpmmHostLoopChoice loop{
-        opts.host_loop == SpmmHostLoop::Auto && spmm_host_loop_is_avx512<T>(),
-        spmm_streams_output(opts.output_stores, beta == T(0),
-                            static_cast<std::int64_t>(C.span()) * static_cast<std::int64_t>(sizeof(T)))};
-    kernels::impl::spmm_native(space, alpha, s.levels[1].pos, s.levels[1].crd, s.vals, B, beta, C, A.extent(0),
-                               loop);
-    return;
-  }
+  SpmmAlgorithm algorithm = opts.algorithm;
 #if defined(TESSERA_HAVE_CUDA_KERNELS) && defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (kernels::detail::has_tca_v<T, Space>) {
+  if constexpr (kernels::detail::has_tca_v<T, Enc, Space>) {
     namespace kc = kernels::cuda;
-    if (A.extent(0) == 0 || C.extent(1) == 0) return;
-    const auto args = kc::make_tca_args<T>(static_cast<double>(alpha), s.levels[1].pos, s.levels[1].crd, s.vals, B,
-                                           static_cast<double>(beta), C, A.extent(0), A.extent(1));
-    const bool tc = algorithm == SpmmAlgorithm::TensorCore;
-    const std::string region = std::string("tessera::spmm[") + to_string(algorithm) + "]";
-    const kernels::ProfilingRegion profiling_region(region);
-    // Both kernels use the plan: the row split for its row chunks (long rows split over warps).
-    const auto plan = kc::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0));
-    kc::spmm_tca(plan.get(), tc ? kc::TcaKernel::TensorCore : kc::TcaKernel::CudaCoreRowSplit, args,
-                 space.cuda_stream());
-  } else
-#endif
-  {
-    throw NotCompiled(std::string("tessera::spmm: algorithm ") + to_string(algorithm) +
-                      " needs Kokkos::Cuda with CUDA kernels compiled in (tessera_kernels_cuda) and a value type "
-                      "float, double or Kokkos::Experimental::half_t");
+    if (algorithm != SpmmAlgorithm::Native) {
+      if (A.extent(0) == 0 || C.extent(1) == 0) return;
+      // Both kernels use the plan: the row split for its row chunks (long rows split over warps).
+      const auto plan = kc::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0), space.cuda_stream());
+      if (algorithm == SpmmAlgorithm::Auto)
+        algorithm = kernels::detail::choose_cuda_kernel(space, A, *plan, B, C, opts);
+      const auto args = kc::make_tca_args<T>(static_cast<double>(alpha), s.levels[1].pos, s.levels[1].crd, s.vals,
+                                             B, static_cast<double>(beta), C, A.extent(0), A.extent(1));
+      const std::string region = std::string("tessera::spmm[") + to_string(algorithm) + "]";
+      const kernels::ProfilingRegion profiling_region(region);
+      kc::spmm_tca(plan.get(),
+                   algorithm == SpmmAlgorithm::TensorCore ? kc::TcaKernel::TensorCore : kc::TcaKernel::CudaCoreRowSplit,
+                   args, space.cuda_stream());
+      return;
+    }
   }
+#endif
+  if (algorithm == SpmmAlgorithm::Auto) algorithm = SpmmAlgorithm::Native;
+  if (algorithm != SpmmAlgorithm::Native)
+    throw NotCompiled(std::string("tessera::spmm: algorithm ") + to_string(algorithm) +
+                      " needs Kokkos::Cuda with CUDA kernels compiled in (tessera_kernels_cuda), a value type "
+                      "float, double or Kokkos::Experimental::half_t and int row offsets and column ids");
+  const kernels::ProfilingRegion profiling_region("tessera::spmm[native]");
+  const kernels::impl::SpmmHostLoopChoice loop{
+      opts.host_loop == SpmmHostLoop::Auto && spmm_host_loop_is_avx512<T>(),
+      spmm_streams_output(opts.output_stores, beta == T(0),
+                          static_cast<std::int64_t>(C.span()) * static_cast<std::int64_t>(sizeof(T)))};
+  kernels::impl::spmm_native(space, alpha, s.levels[1].pos, s.levels[1].crd, s.vals, B, beta, C, A.extent(0), loop);
 }
 
 template <class T, class Enc, class Space, class BView, class CView>

@@ -32,31 +32,61 @@ constexpr TcaType tca_type_of() {
 // handles to both, so their addresses cannot be reused while the entry lives; entries whose
 // arrays nobody else holds any more are dropped on the next lookup, and all entries at
 // Kokkos::finalize. A plan depends on the sparsity pattern only (not on values or N): the
-// row offsets, and the column ids where windows share columns (TcaPlan::build).
+// row offsets, and the column ids where windows share columns (TcaPlan::build). The cache
+// cannot see the arrays' contents: after rewriting a tensor's pos or crd in place, forget()
+// its entry (tessera::spmm_forget_plan). Unmanaged Views (memory Kokkos does not own) are
+// never cached, as their addresses may come back for another matrix unseen: each lookup
+// builds their plan again.
 class TcaPlanCache {
  public:
+  // `stream`: the caller's; building a plan synchronizes the device, which a stream being
+  // captured into a CUDA graph does not allow, so a miss during capture throws tessera::Error.
   template <class PosView, class CrdView>
-  static std::shared_ptr<const TcaPlan> get(const PosView& pos, const CrdView& crd, std::int64_t rows) {
+  static std::shared_ptr<const TcaPlan> get(const PosView& pos, const CrdView& crd, std::int64_t rows,
+                                            cudaStream_t stream = nullptr) {
     static_assert(std::is_same_v<typename PosView::non_const_value_type, int>, "TCA plans need int row offsets");
     static_assert(std::is_same_v<typename CrdView::non_const_value_type, int>, "TCA plans need int column ids");
+    const bool managed = pos.use_count() > 0 && crd.use_count() > 0;
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (const cudaError_t err = cudaStreamIsCapturing(stream, &capture); err != cudaSuccess)
+      throw CudaError(std::string("tessera::spmm: cudaStreamIsCapturing failed on the execution space's stream: ") +
+                      cudaGetErrorString(err));
+    const bool capturing = capture != cudaStreamCaptureStatusNone;
     auto& self = instance();
-    std::lock_guard<std::mutex> lock(self.mutex_);
-    for (auto it = self.entries_.begin(); it != self.entries_.end();) {
-      if (it->second.pos.use_count() <= 1 || it->second.crd.use_count() <= 1) it = self.entries_.erase(it);
-      else ++it;
-    }
     const Key key{pos.data(), crd.data()};
-    auto found = self.entries_.find(key);
-    if (found != self.entries_.end() && found->second.rows == rows && found->second.pos.extent(0) == pos.extent(0) &&
-        found->second.crd.extent(0) == crd.extent(0))
-      return found->second.plan;
+    {
+      std::lock_guard<std::mutex> lock(self.mutex_);
+      // Dropping an entry frees device memory, which invalidates a capture: not while capturing.
+      for (auto it = self.entries_.begin(); !capturing && it != self.entries_.end();) {
+        if (it->second.pos.use_count() <= 1 || it->second.crd.use_count() <= 1) it = self.entries_.erase(it);
+        else ++it;
+      }
+      auto found = self.entries_.find(key);
+      if (managed && found != self.entries_.end() && found->second.rows == rows &&
+          found->second.pos.extent(0) == pos.extent(0) && found->second.crd.extent(0) == crd.extent(0))
+        return found->second.plan;
+    }
+    if (capturing)
+      throw Error(
+          "tessera::spmm: the first call for a matrix builds its plan, which synchronizes the device and cannot run "
+          "while the stream is being captured into a CUDA graph; call spmm (or spmm_choose_algorithm) for this matrix "
+          "once before the capture");
     auto pos_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), pos);
     auto crd_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), crd);
-    Entry e{Kokkos::View<const int*, typename PosView::memory_space>(pos),
-            Kokkos::View<const int*, typename CrdView::memory_space>(crd), rows,
-            TcaPlan::build(pos_host.data(), rows, 0, 0, crd_host.data()), {}};
-    self.entries_[key] = e;
-    return e.plan;
+    auto plan = TcaPlan::build(pos_host.data(), rows, 0, 0, crd_host.data());
+    if (!managed) return plan;
+    std::lock_guard<std::mutex> lock(self.mutex_);
+    self.entries_[key] = Entry{Kokkos::View<const int*, typename PosView::memory_space>(pos),
+                               Kokkos::View<const int*, typename CrdView::memory_space>(crd), rows, plan, {}};
+    return plan;
+  }
+  // Drops the entry of the matrix of pos and crd (its plan and tuned picks), so that the next
+  // get() builds the plan from the arrays' current contents.
+  template <class PosView, class CrdView>
+  static void forget(const PosView& pos, const CrdView& crd) {
+    auto& self = instance();
+    std::lock_guard<std::mutex> lock(self.mutex_);
+    self.entries_.erase(Key{pos.data(), crd.data()});
   }
   // tca_tune's pick for the matrix of pos and crd (an entry get() made), the shape of args
   // (value type, N, whether B is read in place, C's layout, TF32 allowed) and the L2 state:
