@@ -159,8 +159,14 @@ TEST(VnmSpmmCuda, RejectsAPlanOfAnotherMatrix) {
   const auto plan = tessera::vnm_spmm_prepare(other);
   Kokkos::View<float**, Kokkos::LayoutRight, Cuda> A("A", 5, 64), C("C", 5, 256);
   EXPECT_THROW(tessera::nm_spmm(Cuda(), A, B, &plan, C), tessera::ShapeError);
+  // Same shape and pattern, another mask (the next layer's weight): only the meta tells them apart.
+  const auto twin =
+      tessera::prune_vnm<Cuda>(tessera_test::to_view<float, Cuda>(random_dense<float>(64, 256, 3), 64, 256, "t"), p);
+  const auto twin_plan = tessera::vnm_spmm_prepare(twin);
+  EXPECT_THROW(tessera::nm_spmm(Cuda(), A, B, &twin_plan, C), tessera::ShapeError);
   const auto own = tessera::vnm_spmm_prepare(B);
   EXPECT_NO_THROW(tessera::nm_spmm(Cuda(), A, B, &own, C));
+  EXPECT_NO_THROW(tessera::nm_spmm(Cuda(), A, B.to<Cuda>(), &own, C)) << "a tensor sharing B's arrays";
 }
 
 }  // namespace

@@ -103,6 +103,9 @@ struct VnmStages {
   Kokkos::View<VnmStage*, Space> stage;
   Kokkos::View<std::uint32_t**, Kokkos::LayoutRight, Space> column_info;  // (tiles x windows), packed only
   Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, Space> offsets;       // (groups x offsets_ld)
+  // The meta of the matrix the plan was built from, held so that its address names that matrix
+  // (and tensors sharing its arrays) for as long as the plan lives: kernels refuse other matrices.
+  Kokkos::View<const std::uint8_t**, Kokkos::LayoutRight, Space> source_meta;
 };
 
 namespace detail {
@@ -134,6 +137,7 @@ VnmStages<Space> prepare_vnm_stages(const Tensor<T, VNM, Space>& B, int tile_col
   S out;
   out.tile_cols = tile_cols;
   out.packed = packed;
+  out.source_meta = B.meta();
   out.stages = plan.stages();
   for (std::size_t t = 0; t + 1 < plan.tile_stage_pos.size(); ++t)
     out.max_tile_stages =

@@ -9,7 +9,9 @@
 //              at 4096^3): its columns are already contiguous;
 //   Auto       CudaTiled where it applies, Native otherwise.
 // The CUDA kernel reads B through a stage plan (prepare_vnm_stages); nm_spmm builds one per call
-// unless given one: build it once with vnm_spmm_prepare(B) for repeated products.
+// unless given one: build it once with vnm_spmm_prepare(B) for repeated products. A plan serves
+// the tensor it was built from (or one sharing its arrays) and nm_spmm refuses it for any other;
+// after rewriting B's meta in place, build the plan again.
 #include <string>
 #include <type_traits>
 
@@ -97,9 +99,9 @@ void nm_spmm(const Space& space, const AView& A, const Tensor<T, VNM, Space>& B,
     if (stages->tile_cols != kernels::cuda::kVnmTileCols)
       throw ShapeError("nm_spmm: stage plan built for column tiles of " + std::to_string(stages->tile_cols) +
                        ", the CUDA kernel uses " + std::to_string(kernels::cuda::kVnmTileCols));
-    if (static_cast<std::int64_t>(stages->offsets.extent(0)) != B.extents().groups)
-      throw ShapeError("nm_spmm: the stage plan has offsets for " + std::to_string(stages->offsets.extent(0)) +
-                       " column groups, B has " + std::to_string(B.extents().groups) + " (a plan of another matrix?)");
+    // Two weights of one shape and pattern (consecutive layers) differ only in their meta.
+    if (stages->source_meta.data() != s.meta.data())
+      throw ShapeError("nm_spmm: the stage plan was built from another matrix (vnm_spmm_prepare(B) builds B's)");
     kernels::cuda::vnm_spmm(kernels::cuda::make_vnm_args(A, B, *stages, C), space.cuda_stream());
   } else
 #endif
