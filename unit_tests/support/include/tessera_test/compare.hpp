@@ -3,7 +3,10 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <sstream>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace tessera_test {
 
@@ -25,6 +28,27 @@ template <class T>
 double tolerance(std::int64_t terms) {
   const double eps = std::numeric_limits<T>::epsilon();
   return 8.0 * eps * std::sqrt(static_cast<double>(std::max<std::int64_t>(terms, 1))) + 4.0 * eps;
+}
+
+// Entry by entry: |got[i] - ref[i]| <= tol * scale[i] + absolute_floor, with scale[i] the sum
+// of the absolute values of the terms behind ref[i] (the same product on absolute values) and
+// absolute_floor the output type's rounding step near zero (its subnormal spacing: 2^-24 for
+// fp16). A norm-wise bound lets a few large entries hide wrong small ones (whole rows of a
+// badly scaled matrix); this holds every entry to its own terms. NaN fails.
+template <class Got>
+testing::AssertionResult entrywise_close(const Got& got, const std::vector<double>& ref,
+                                         const std::vector<double>& scale, double tol, double absolute_floor = 0) {
+  std::int64_t off = 0;
+  std::ostringstream first;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const double g = static_cast<double>(got[i]);
+    const double bound = tol * scale[i] + absolute_floor;
+    if (std::abs(g - ref[i]) <= bound) continue;  // false for NaN
+    if (off++ < 3) first << " [" << i << "] got " << g << ", want " << ref[i] << " (bound " << bound << ");";
+  }
+  if (off == 0) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << off << " of " << ref.size() << " entries outside " << tol
+                                     << " x (sum of |terms|) + " << absolute_floor << ":" << first.str();
 }
 
 }  // namespace tessera_test
