@@ -24,6 +24,9 @@
 
 #include "tessera/core/io/text_file.hpp"
 #include "tessera/dist.hpp"
+#include "tessera/kernels/spgemm/reference/spgemm_reference.hpp"
+#include "tessera/kernels/spmm/reference/spmm_reference.hpp"
+#include "tessera/kernels/spmv/reference/spmv_reference.hpp"
 #include "tessera/tessera.hpp"
 #include "tessera_test/compare.hpp"
 #include "tessera_test/data.hpp"
@@ -94,13 +97,6 @@ std::vector<tessera_test::MatrixCase> all_cases() {
   std::vector<tessera_test::MatrixCase> cases = tessera_test::edge_case_matrices(71);
   cases.push_back({"three_rows_3x9", tessera_test::random_coo({3, 9}, 12, 72)});  // fewer rows than 4 ranks
   return cases;
-}
-
-std::int64_t longest_row(const HostCoo<double>& coo) {
-  std::vector<std::int64_t> count(coo.shape[0], 0);
-  std::int64_t longest = 0;
-  for (std::int64_t n = 0; n < coo.nnz(); ++n) longest = std::max(longest, ++count[coo.coords[2 * n]]);
-  return longest;
 }
 
 // A path every rank agrees on, in a folder rank 0 creates (and removes at the end).
@@ -455,7 +451,14 @@ TYPED_TEST(Dist, MisusedCollectivesThrowEverywhere) {
 
 // ------------------------------------------------------------------ kernels
 
-// y = alpha A x + beta y distributed vs tessera::spmv on rank 0, same data.
+// coo with its values rounded to T, as the distributed tensor of T holds them.
+template <class T>
+HostCoo<double> rounded_to(HostCoo<double> coo) {
+  for (auto& v : coo.values) v = static_cast<double>(static_cast<T>(v));
+  return coo;
+}
+
+// y = alpha A x + beta y distributed vs the double-precision oracle on rank 0, same data.
 template <class T, class Space>
 void check_dist_spmv_on(const DistTensor<T, CSR, Space>& A, const HostCoo<double>& coo, double alpha, double beta,
                         std::uint64_t seed, const std::string& what) {
@@ -469,14 +472,15 @@ void check_dist_spmv_on(const DistTensor<T, CSR, Space>& A, const HostCoo<double
   tessera::dist::spmv(static_cast<T>(alpha), A, xd, static_cast<T>(beta), yd);
   const std::vector<double> got = yd.gather(0);
   if (rank() != 0) return;
-  const auto A1 = tessera::from_coo<T, CSR, Host>(coo);
-  Kokkos::View<T*, Host> x1("x", n), y1("y", m);
-  for (std::int64_t j = 0; j < n; ++j) x1(j) = static_cast<T>(x[j]);
-  for (std::int64_t i = 0; i < m; ++i) y1(i) = static_cast<T>(y[i]);
-  tessera::spmv(static_cast<T>(alpha), A1, x1, static_cast<T>(beta), y1);
-  const std::vector<double> want(y1.data(), y1.data() + m);
+  // The double-precision oracle on the rounded inputs, each entry held to its sum of |terms|.
+  const HostCoo<double> rounded = rounded_to<T>(coo);
+  std::vector<double> want = y, scale = tessera_test::absolute_values(y);
+  tessera::reference::spmv(alpha, rounded, x, beta, want);
+  tessera::reference::spmv(std::fabs(alpha), tessera_test::absolute_values(rounded), tessera_test::absolute_values(x),
+                           std::fabs(beta), scale);
   ASSERT_EQ(got.size(), want.size());
-  EXPECT_LE(tessera_test::relative_error(got, want), 4 * tessera_test::tolerance<T>(longest_row(coo) + 1));
+  EXPECT_TRUE(tessera_test::entrywise_close(got, want, scale,
+                                            4 * tessera_test::tolerance<T>(tessera_test::longest_row(coo) + 1)));
 }
 
 template <class T, class Space>
@@ -498,14 +502,14 @@ void check_dist_spmm_on(const DistTensor<T, CSR, Space>& A, const HostCoo<double
   tessera::dist::spmm(static_cast<T>(alpha), A, Bd, static_cast<T>(beta), Cd);
   const std::vector<double> got = Cd.gather(0);
   if (rank() != 0) return;
-  const auto A1 = tessera::from_coo<T, CSR, Host>(coo);
-  Kokkos::View<T**, Kokkos::LayoutRight, Host> B1("B", n, k), C1("C", m, k);
-  for (std::int64_t e = 0; e < n * k; ++e) B1.data()[e] = static_cast<T>(B[e]);
-  for (std::int64_t e = 0; e < m * k; ++e) C1.data()[e] = static_cast<T>(C[e]);
-  tessera::spmm(static_cast<T>(alpha), A1, B1, static_cast<T>(beta), C1);
-  const std::vector<double> want(C1.data(), C1.data() + m * k);
+  const HostCoo<double> rounded = rounded_to<T>(coo);
+  std::vector<double> want = C, scale = tessera_test::absolute_values(C);
+  tessera::reference::spmm(alpha, rounded, B, k, beta, want);
+  tessera::reference::spmm(std::fabs(alpha), tessera_test::absolute_values(rounded), tessera_test::absolute_values(B),
+                           k, std::fabs(beta), scale);
   ASSERT_EQ(got.size(), want.size());
-  EXPECT_LE(tessera_test::relative_error(got, want), 4 * tessera_test::tolerance<T>(longest_row(coo) + 1));
+  EXPECT_TRUE(tessera_test::entrywise_close(got, want, scale,
+                                            4 * tessera_test::tolerance<T>(tessera_test::longest_row(coo) + 1)));
 }
 
 template <class T, class Space>
@@ -622,14 +626,9 @@ void check_dist_spgemm(const HostCoo<double>& a, const HostCoo<double>& b, const
   EXPECT_EQ(C.cols(), B.cols());
   const HostCoo<double> got = C.gather(0);
   if (rank() != 0) return;
-  const auto want = tessera::to_coo(
-      tessera::spgemm(tessera::from_coo<double, CSR, Host>(a), tessera::from_coo<double, CSR, Host>(b)));
+  const auto want = tessera::reference::spgemm(a, b);
   // |A| |B|: the magnitude of the products each entry sums (cancellation makes |C| no guide).
-  HostCoo<double> abs_a = a, abs_b = b;
-  for (auto& v : abs_a.values) v = std::fabs(v);
-  for (auto& v : abs_b.values) v = std::fabs(v);
-  const auto bound = tessera::to_coo(
-      tessera::spgemm(tessera::from_coo<double, CSR, Host>(abs_a), tessera::from_coo<double, CSR, Host>(abs_b)));
+  const auto bound = tessera::reference::spgemm(tessera_test::absolute_values(a), tessera_test::absolute_values(b));
   expect_same_matrix(got, want, 1e-13, "C", &bound);
 }
 
@@ -658,8 +657,10 @@ TYPED_TEST(Dist, SpgemmMatchesSingleProcess) {
   const auto Bf = DistTensor<float, CSR, TypeParam>::scatter(world(), coo, 0, b_opts);
   const HostCoo<double> got = tessera::dist::spgemm(Af, Bf).gather(0);
   if (rank() == 0) {
-    const auto A1 = tessera::from_coo<double, CSR, Host>(coo);
-    expect_same_matrix(got, tessera::to_coo(tessera::spgemm(A1, A1)), 1e-5, "float west0497 squared");
+    const HostCoo<double> rounded = rounded_to<float>(coo);
+    const auto bound =
+        tessera::reference::spgemm(tessera_test::absolute_values(rounded), tessera_test::absolute_values(rounded));
+    expect_same_matrix(got, tessera::reference::spgemm(rounded, rounded), 1e-5, "float west0497 squared", &bound);
   }
   }
 }

@@ -1,8 +1,10 @@
 #pragma once
 // Compares a sparse kernel result with a reference HostCoo: the same set of
-// coordinates (exactly: structure is deterministic) and values within a
-// norm-wise tolerance. Both sides are put in lexicographic mode order first,
-// so results stored column-major (CSC, transposed output) compare directly.
+// coordinates (exactly: structure is deterministic) and each value within
+// tolerance x its sum of |terms| (the reference of the same product on absolute
+// values, which has the same structure: the references keep every reached entry).
+// Both sides are put in lexicographic mode order first, so results stored
+// column-major (CSC, transposed output) compare directly.
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
@@ -35,16 +37,17 @@ inline tessera::HostCoo<double> lexicographic(const tessera::HostCoo<double>& co
 
 template <class T>
 void expect_same_entries(const tessera::HostCoo<T>& got_any_order, const tessera::HostCoo<double>& ref_any_order,
-                         double tolerance, const std::string& what) {
+                         const tessera::HostCoo<double>& scale_any_order, double tolerance, const std::string& what) {
   tessera::HostCoo<double> g;
   g.shape = got_any_order.shape;
   g.coords = got_any_order.coords;
   g.values.assign(got_any_order.values.begin(), got_any_order.values.end());
-  const auto got = lexicographic(g), ref = lexicographic(ref_any_order);
+  const auto got = lexicographic(g), ref = lexicographic(ref_any_order), scale = lexicographic(scale_any_order);
   ASSERT_EQ(got.shape, ref.shape) << what;
   ASSERT_EQ(got.nnz(), ref.nnz()) << what << ": number of stored entries";
   ASSERT_TRUE(got.coords == ref.coords) << what << ": stored coordinates differ";
-  EXPECT_LE(relative_error(got.values, ref.values), tolerance) << what;
+  ASSERT_TRUE(scale.coords == ref.coords) << what << ": the scale reference has other coordinates";
+  EXPECT_TRUE(entrywise_close(got.values, ref.values, scale.values, tolerance)) << what;
 }
 
 }  // namespace tessera_test

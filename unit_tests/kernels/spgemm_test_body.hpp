@@ -37,7 +37,7 @@ std::int64_t max_terms(const HostCoo<double>& A, const HostCoo<double>& B) {
 
 template <class Policy, class OutEnc, class EncA, class EncB, class Space>
 void check_one(const HostCoo<double>& A, const HostCoo<double>& B, const HostCoo<double>& ref,
-               const ws::Options& options, const std::string& what) {
+               const HostCoo<double>& scale, const ws::Options& options, const std::string& what) {
   const auto a = tessera::from_coo<double, EncA, Space>(A);
   const auto b = tessera::from_coo<double, EncB, Space>(B);
   ws::Report report;
@@ -52,7 +52,8 @@ void check_one(const HostCoo<double>& A, const HostCoo<double>& B, const HostCoo
   const auto C = tessera::spgemm<Policy, OutEnc>(a, b, options, &report);
   const std::string label = what + " policy=" + ws::policy_name<Policy> + " ran=" + report.policy;
   tessera::validate(C);
-  tessera_test::expect_same_entries(tessera::to_coo(C), ref, tessera_test::tolerance<double>(max_terms(A, B)), label);
+  tessera_test::expect_same_entries(tessera::to_coo(C), ref, scale, tessera_test::tolerance<double>(max_terms(A, B)),
+                                    label);
   if (ref.nnz() > 0) EXPECT_GT(report.peak_bytes, 0) << label;
 }
 
@@ -60,18 +61,19 @@ template <class Space>
 void check_all(const HostCoo<double>& A, const HostCoo<double>& B, const std::string& what,
                const ws::Options& options = {}) {
   const auto ref = tessera::reference::spgemm(A, B);
+  const auto scale = tessera::reference::spgemm(tessera_test::absolute_values(A), tessera_test::absolute_values(B));
   std::apply(
       [&](auto... policies) {
         (
             [&](auto policy) {
               using P = decltype(policy);
-              check_one<P, tessera::CSR, tessera::CSR, tessera::CSR, Space>(A, B, ref, options, what + " rowwise");
-              check_one<P, tessera::DCSR, tessera::CSR, tessera::CSR, Space>(A, B, ref, options,
+              check_one<P, tessera::CSR, tessera::CSR, tessera::CSR, Space>(A, B, ref, scale, options, what + " rowwise");
+              check_one<P, tessera::DCSR, tessera::CSR, tessera::CSR, Space>(A, B, ref, scale, options,
                                                                             what + " rowwise-dcsr");
-              check_one<P, tessera::CSC, tessera::CSR, tessera::CSR, Space>(A, B, ref, options,
+              check_one<P, tessera::CSC, tessera::CSR, tessera::CSR, Space>(A, B, ref, scale, options,
                                                                            what + " rowwise-transposed");
-              check_one<P, tessera::CSR, tessera::CSC, tessera::CSR, Space>(A, B, ref, options, what + " outer");
-              check_one<P, tessera::DCSC, tessera::DCSC, tessera::DCSR, Space>(A, B, ref, options,
+              check_one<P, tessera::CSR, tessera::CSC, tessera::CSR, Space>(A, B, ref, scale, options, what + " outer");
+              check_one<P, tessera::DCSC, tessera::DCSC, tessera::DCSR, Space>(A, B, ref, scale, options,
                                                                               what + " outer-dcsc-transposed");
             }(policies),
             ...);
@@ -165,13 +167,14 @@ TYPED_TEST(Spgemm, DenseRowOutputPlacements) {
   cases.emplace_back(band, tessera::reference::shifted_transpose(band));
   for (const auto& [A, B] : cases) {
     const auto ref = tessera::reference::spgemm(A, B);
+    const auto scale = tessera::reference::spgemm(tessera_test::absolute_values(A), tessera_test::absolute_values(B));
     for (auto placement : {ws::RowOutput::Buffered, ws::RowOutput::Symbolic, ws::RowOutput::Auto}) {
       ws::Options options;
       options.row_output = placement;
       const std::string what = "row_output=" + std::to_string(static_cast<int>(placement)) + " A " +
                                std::to_string(A.shape[0]) + "x" + std::to_string(A.shape[1]);
-      check_one<ws::Dense, tessera::CSR, tessera::CSR, tessera::CSR, TypeParam>(A, B, ref, options, what);
-      check_one<ws::Dense, tessera::DCSR, tessera::CSR, tessera::CSR, TypeParam>(A, B, ref, options, what + " dcsr");
+      check_one<ws::Dense, tessera::CSR, tessera::CSR, tessera::CSR, TypeParam>(A, B, ref, scale, options, what);
+      check_one<ws::Dense, tessera::DCSR, tessera::CSR, tessera::CSR, TypeParam>(A, B, ref, scale, options, what + " dcsr");
     }
   }
 }

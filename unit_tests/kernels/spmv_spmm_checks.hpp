@@ -22,24 +22,6 @@ namespace tessera_test {
 
 using tessera::HostCoo;
 
-
-inline std::int64_t longest_row(const HostCoo<double>& coo) {
-  std::vector<std::int64_t> count(coo.shape[0], 0);
-  std::int64_t longest = 0;
-  for (std::int64_t n = 0; n < coo.nnz(); ++n) longest = std::max(longest, ++count[coo.coord(n, 0)]);
-  return longest;
-}
-
-// |v| element by element: the product on these gives each entry's sum of |terms|.
-inline HostCoo<double> absolute(HostCoo<double> coo) {
-  for (auto& v : coo.values) v = std::abs(v);
-  return coo;
-}
-inline std::vector<double> absolute(std::vector<double> v) {
-  for (auto& x : v) x = std::abs(x);
-  return v;
-}
-
 // y = alpha * A * x + beta * y by tessera::spmv on the CSR tensor.
 struct CsrSpmv {
   template <class Tensor, class T, class XView, class YView>
@@ -84,8 +66,8 @@ void check_spmv(const HostCoo<double>& coo, double alpha, double beta, std::uint
     multiply(A, static_cast<T>(alpha), xd, static_cast<T>(beta), yd);
   }
   Kokkos::deep_copy(yh, yd);
-  std::vector<double> scale = absolute(y);
-  tessera::reference::spmv(std::abs(alpha), absolute(rounded), absolute(x), std::abs(beta), scale);
+  std::vector<double> scale = absolute_values(y);
+  tessera::reference::spmv(std::abs(alpha), absolute_values(rounded), absolute_values(x), std::abs(beta), scale);
   tessera::reference::spmv(alpha, rounded, x, beta, y);
   std::vector<double> got(yh.data(), yh.data() + rows);
   EXPECT_TRUE(tessera_test::entrywise_close(got, y, scale, tessera_test::tolerance<T>(longest_row(coo) + 1)));
@@ -119,8 +101,8 @@ void check_spmm(const HostCoo<double>& coo, std::int64_t n, double alpha, double
   Kokkos::deep_copy(Cd, Ch);
   tessera::spmm(static_cast<T>(alpha), A, Bd, static_cast<T>(beta), Cd, opts);
   Kokkos::deep_copy(Ch, Cd);
-  std::vector<double> scale = absolute(C);
-  tessera::reference::spmm(std::abs(alpha), absolute(rounded), absolute(B), n, std::abs(beta), scale);
+  std::vector<double> scale = absolute_values(C);
+  tessera::reference::spmm(std::abs(alpha), absolute_values(rounded), absolute_values(B), n, std::abs(beta), scale);
   tessera::reference::spmm(alpha, rounded, B, n, beta, C);
   std::vector<double> got(rows * n);
   for (std::int64_t i = 0; i < rows; ++i)

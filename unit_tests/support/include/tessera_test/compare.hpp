@@ -1,5 +1,6 @@
 #pragma once
 // Error norms against double-precision references.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -7,6 +8,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "tessera/core/coo.hpp"
 
 namespace tessera_test {
 
@@ -49,6 +52,25 @@ testing::AssertionResult entrywise_close(const Got& got, const std::vector<doubl
   if (off == 0) return testing::AssertionSuccess();
   return testing::AssertionFailure() << off << " of " << ref.size() << " entries outside " << tol
                                      << " x (sum of |terms|) + " << absolute_floor << ":" << first.str();
+}
+
+// The same entries with their absolute values: the operands of a product's scale (the
+// product on them gives each entry's sum of |terms|).
+inline tessera::HostCoo<double> absolute_values(tessera::HostCoo<double> coo) {
+  for (auto& v : coo.values) v = std::abs(v);
+  return coo;
+}
+inline std::vector<double> absolute_values(std::vector<double> v) {
+  for (auto& x : v) x = std::abs(x);
+  return v;
+}
+
+// Most entries in one row of a matrix (the terms of one entry of A x).
+inline std::int64_t longest_row(const tessera::HostCoo<double>& coo) {
+  std::vector<std::int64_t> count(static_cast<std::size_t>(coo.shape[0]), 0);
+  std::int64_t longest = 0;
+  for (std::int64_t n = 0; n < coo.nnz(); ++n) longest = std::max(longest, ++count[coo.coord(n, 0)]);
+  return longest;
 }
 
 }  // namespace tessera_test
