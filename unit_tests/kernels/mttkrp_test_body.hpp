@@ -97,6 +97,23 @@ TYPED_TEST(Mttkrp, RandomSparseAndDenseFactors) {
   check_all<TypeParam, tessera::CSR>(B, c, d, "empty result");
 }
 
+// The standard's edge cases: B without entries, B of a zero extent, and a B whose output rows
+// are mostly empty, with one slice holding most entries, duplicates of one coordinate in it
+// (summed), and factors with empty rows.
+TYPED_TEST(Mttkrp, EmptyHugeSliceAndDuplicateEdgeCases) {
+  check_all<TypeParam, tessera::CSR>(tessera_test::random_coo({30, 20, 40}, 0, 1), make_factor(30, 5, 40, 2),
+                                     make_factor(20, 5, 40, 3), "B without entries");
+  check_all<TypeParam, tessera::Dense<2>>(tessera_test::random_coo({0, 20, 40}, 0, 1), make_factor(0, 5, -1, 2),
+                                          make_factor(20, 5, -1, 3), "zero extent");
+  auto B = tessera_test::random_coo({30, 20, 4000}, 300, 4);  // most of the 4000 output rows empty
+  for (std::int64_t e = 0; e < 3000; ++e) {  // slice 17: 3000 entries, each coordinate 50 times
+    B.coords.insert(B.coords.end(), {e % 30, (e * 7) % 20, 17});
+    B.values.push_back(0.01 * static_cast<double>(e % 50) - 0.2);
+  }
+  check_all<TypeParam, tessera::CSR>(B, make_factor(30, 9, 100, 5), make_factor(20, 9, 60, 6),
+                                     "empty rows, one huge slice, duplicates");
+}
+
 // Workspaces over huge outputs: an explicit Dense one is refused against the memory budget
 // (it was allocated: bad_alloc, or std::terminate under OpenMP), and Auto, whose byte count
 // of a dense workspace wrapped negative at 1.2e9 x 1.2e9 positions, takes Hash and is right.

@@ -192,7 +192,7 @@ void expect_same_across_threads(const HostCoo<double>& omp, const HostCoo<double
     EXPECT_NEAR(omp.values[n], serial.values[n], 1e-7 * (1 + std::fabs(serial.values[n]))) << what << " entry " << n;
 }
 
-TEST(TtmDeterminism, OpenMPEqualsSerialBitwise) {
+TEST(TtmDeterminism, OpenMPEqualsSerialBitwiseButSortingPolicies) {
   tessera::HostCoo<double> deep;
   deep.shape = {400, 64, 3};
   std::mt19937_64 rng(88);
