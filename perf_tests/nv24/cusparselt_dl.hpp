@@ -46,6 +46,10 @@ struct Api {
   cusparseStatus_t (*compress)(const Handle*, const Plan*, const void*, void*, void*, cudaStream_t);
   cusparseStatus_t (*matmul)(const Handle*, const Plan*, const void*, const void*, const void*, const void*,
                              const void*, void*, void*, cudaStream_t*, std::int32_t);
+  // Times the library's algorithm configurations (and split-K) on these operands and leaves
+  // the fastest in the plan.
+  cusparseStatus_t (*search)(const Handle*, Plan*, const void*, const void*, const void*, const void*, const void*,
+                             void*, void*, cudaStream_t*, std::int32_t);
 
   // Tries $CUSPARSELT_LIB, then the plain soname; false when not found.
   bool load() {
@@ -80,6 +84,7 @@ struct Api {
     sym(compressed_size, "cusparseLtSpMMACompressedSize");
     sym(compress, "cusparseLtSpMMACompress");
     sym(matmul, "cusparseLtMatmul");
+    sym(search, "cusparseLtMatmulSearch");
     return ok;
   }
 };
