@@ -209,6 +209,11 @@ fetch_tarball() {
 # Make DIR/{kokkos,kokkos-kernels} from the tarball + patches (atomically via a temp dir).
 make_sources() {
   local dir=$1 tmp
+  # DIR may be a folder the user named: replace only one this script made (it holds the
+  # stamp) or an empty one, never a folder with other contents.
+  if [[ -e $dir && ! -f $dir/$SRC_STAMP_NAME ]] && { [[ ! -d $dir ]] || [[ -n $(ls -A "$dir") ]]; }; then
+    die "$dir exists and is not a sources folder made by this script (no $SRC_STAMP_NAME in it); name a new or empty folder"
+  fi
   need_tools tar patch sha256sum
   fetch_tarball
   mkdir -p "$(dirname "$dir")"

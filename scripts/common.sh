@@ -34,6 +34,16 @@ bootstrap_and_build() {
   BUILD_DIR=$REPO/build/$CFG
   local cfg_args=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PREFIX"
                   -DTESSERA_DATA_DIR="$TESSERA_DATA_DIR")
+  # Kokkos' package folders by path: CMake keeps a found *_DIR in its cache, so after the
+  # prefix changes (new patches, a new key) CMAKE_PREFIX_PATH alone would leave the build on the old one.
+  local lib=lib
+  [[ -d $PREFIX/lib/cmake/Kokkos ]] || lib=lib64
+  cfg_args+=(-DKokkos_DIR="$PREFIX/$lib/cmake/Kokkos")
+  if [[ -d $PREFIX/$lib/cmake/KokkosKernels ]]; then
+    cfg_args+=(-DKokkosKernels_DIR="$PREFIX/$lib/cmake/KokkosKernels")
+  else
+    cfg_args+=(-UKokkosKernels_DIR)
+  fi
   command -v ninja >/dev/null && [[ ! -f $BUILD_DIR/Makefile ]] && cfg_args+=(-G Ninja)
   if [[ $CFG == cuda ]]; then
     # Kokkos' nvcc_wrapper calls nvcc from PATH.
