@@ -74,7 +74,8 @@ def main():
     print(f"- CPU: {args.cpu or cpu_model()} ({ctx.get('num_cpus', '?')} logical CPUs), threads: {args.threads}")
     print(f"- date: {ctx.get('date', '?')}")
     print(f"- commit: {args.commit or commit_of_repo()}")
-    print(f"- figures: GFLOP/s (2 x nnz x N per call); speedup = {args.ours} / baseline, same process, same data\n")
+    print(f"- figures: GFLOP/s as the benchmark counts flops (SpMV/SpMM 2 x nnz x N per call, SpGEMM 2 per "
+          f"multiply-add, SpTTM and SpMTTKRP 2 per product); speedup = {args.ours} / baseline, same process, same data\n")
     for kernel, by_matrix in rates.items():
         others = [i for i in impls[kernel] if i != args.ours]
         header = ["matrix", "nnz"] + [f"{i} GFLOP/s" for i in impls[kernel]] + [f"speedup vs {o}" for o in others]

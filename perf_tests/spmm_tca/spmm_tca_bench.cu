@@ -226,6 +226,9 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
   }
   CUSPARSE_CHECK(cusparseDestroySpMat(matA));
   free_operands();
+  // A run without its baseline would enter the geomean as a speedup of about 1e30.
+  if (res.cusp_alg.empty())
+    throw std::runtime_error("cuSPARSE ran none of its SpMM algorithms on " + A.name + " N=" + std::to_string(n));
   return res;
 }
 
