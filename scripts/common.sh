@@ -14,7 +14,7 @@ parse_common_args() {
   while [[ $# -gt 0 ]]; do
     case $1 in
       --cuda) CFG=cuda ;;
-      --jobs) JOBS=$2; shift ;;
+      --jobs) [[ $# -ge 2 ]] || { echo "error: --jobs needs a number (--jobs N)" >&2; exit 1; }; JOBS=$2; shift ;;
       --jobs=*) JOBS=${1#*=} ;;
       *) REST_ARGS+=("$1") ;;
     esac

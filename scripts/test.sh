@@ -16,7 +16,9 @@ EXCLUDE=() CTEST_EXTRA=() BUILD_ONLY=0
 set -- "${REST_ARGS[@]+"${REST_ARGS[@]}"}"
 while [[ $# -gt 0 ]]; do
   case $1 in
-    --label-exclude|-LE) EXCLUDE+=("$2"); shift ;;
+    --label-exclude|-LE)
+      [[ $# -ge 2 ]] || { echo "error: $1 needs a label (--label-exclude LABEL)" >&2; exit 1; }
+      EXCLUDE+=("$2"); shift ;;
     --label-exclude=*) EXCLUDE+=("${1#*=}") ;;
     --build-only) BUILD_ONLY=1 ;;   # compile everything, run nothing (CUDA builds without a GPU)
     *) CTEST_EXTRA+=("$1") ;;
@@ -44,7 +46,8 @@ if [[ $EUID -eq 0 ]]; then
 fi
 export OMPI_MCA_rmaps_base_oversubscribe=${OMPI_MCA_rmaps_base_oversubscribe:-1}
 
-ctest_args=(--test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS")
+# --no-tests=error: a filter that matches nothing (a mistyped -R) fails instead of passing.
+ctest_args=(--test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j "$JOBS")
 if [[ ${#EXCLUDE[@]} -gt 0 ]]; then
   ctest_args+=(--label-exclude "^($(IFS='|'; echo "${EXCLUDE[*]}"))\$")
 fi
