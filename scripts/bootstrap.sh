@@ -54,7 +54,7 @@ while [[ $# -gt 0 ]]; do
     --jobs=*) JOBS=${1#*=} ;;
     --print-prefix) MODE=print ;;
     --sources-only|--from-sources)
-      [[ $# -ge 2 ]] || die "$1 needs a folder"
+      [[ $# -ge 2 && $2 != -* ]] || die "$1 needs a folder (got '${2:-}'; write ./$2 for a folder named so)"
       MODE=${1#--}; MODE_DIR=$2; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;

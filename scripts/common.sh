@@ -32,6 +32,11 @@ bootstrap_and_build() {
 
   export TESSERA_DATA_DIR=${TESSERA_DATA_DIR:-$REPO/../shared/data}
   BUILD_DIR=$REPO/build/$CFG
+  # Two runs at once (demo.sh and test.sh) must not configure and build one tree together:
+  # the second waits; the lock is held until this script ends, tests included.
+  mkdir -p "$REPO/build"
+  exec {BUILD_LOCK_FD}>"$REPO/build/.$CFG.lock"
+  if ! flock -n "$BUILD_LOCK_FD"; then step "waiting for another run using build/$CFG"; flock "$BUILD_LOCK_FD"; fi
   local cfg_args=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PREFIX"
                   -DTESSERA_DATA_DIR="$TESSERA_DATA_DIR")
   # Kokkos' package folders by path: CMake keeps a found *_DIR in its cache, so after the
