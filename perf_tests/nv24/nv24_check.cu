@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
         const std::vector<double> ref = reference(A, w.pruned, t);
         for (kc::Nv24Tile tile : tiles) run_case("random", A, w, ref, t, tile, d.n);
         for (kc::Nv24Tile tile : tiles)
-          for (int splits : {2, 3, 7}) run_case("random, split K", A, w, ref, t, tile, d.n, splits);
+          for (int splits : {2, 3, 7, 8}) run_case("random, split K", A, w, ref, t, tile, d.n, splits);
         const HostMat A2 = random_mat(d.m, d.k, lda + 8, t, seed++);
         const std::vector<double> ref2 = reference(A2, w.pruned, t);
         for (kc::Nv24Tile tile : auto_tiles) run_case("random, lda+8, ldc+3", A2, w, ref2, t, tile, d.n + 3);
@@ -208,6 +208,8 @@ int main(int argc, char** argv) {
       expect_throw("tail with K splits", ok_args, &split_tail);
       expect_throw("tail of an mma.sp tile", ok_args, &mma_tail);
       expect_throw("tail of all rows", ok_args, &all_tail);
+      const kc::Nv24Launch nine_splits{kc::Nv24Tile::HopperSquare, 9};  // more than a cluster holds
+      expect_throw("9 K splits on a wgmma.sp tile", ok_args, &nine_splits);
     }
   } catch (const std::exception& e) {
     return harness_error(e.what());

@@ -35,6 +35,24 @@ __device__ __forceinline__ void cluster_sync() {
 #endif
 }
 
+// The two halves of a cluster barrier without memory ordering (a release fence costs the
+// arriving warps microseconds): arrive, then wait until every thread of the cluster that has
+// not exited arrived. For blocks that only need to know where the others are.
+__device__ __forceinline__ void cluster_arrive_unordered() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory");
+#else
+  __trap();
+#endif
+}
+__device__ __forceinline__ void cluster_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait;\n" ::: "memory");
+#else
+  __trap();
+#endif
+}
+
 // The 16 bytes at shared-memory address `local` (this block's layout) in block `rank` of the
 // cluster.
 __device__ __forceinline__ float4 load_cluster_shared_f4(unsigned local, unsigned rank) {
@@ -53,17 +71,17 @@ __device__ __forceinline__ float4 load_cluster_shared_f4(unsigned local, unsigne
 #endif
 }
 
-// kernel<<<grid, block, smem, stream>>>(args...) in clusters of cluster_blocks consecutive
-// blocks along x (grid.x a multiple of it; 1: no clusters). Checked.
+// kernel<<<grid, block, smem, stream>>>(args...) in clusters of cluster.x x cluster.y x
+// cluster.z blocks (each grid extent a multiple of the cluster's; one block: no clusters). Checked.
 template <class... Params, class... Args>
 void launch_clustered(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream,
-                      unsigned cluster_blocks, Args&&... args) {
+                      dim3 cluster, Args&&... args) {
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = cluster_blocks;
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  launch_kernel_with(&attribute, cluster_blocks > 1 ? 1 : 0, kernel, grid, block, smem, stream,
+  attribute.val.clusterDim.x = cluster.x;
+  attribute.val.clusterDim.y = cluster.y;
+  attribute.val.clusterDim.z = cluster.z;
+  launch_kernel_with(&attribute, cluster.x * cluster.y * cluster.z > 1 ? 1 : 0, kernel, grid, block, smem, stream,
                      std::forward<Args>(args)...);
 }
 

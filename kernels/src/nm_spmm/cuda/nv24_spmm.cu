@@ -296,9 +296,9 @@ bool is_hopper_tile(Nv24Tile t) {
 // dense-equivalent TFLOP/s at 4096^3 for the mma.sp tiles; 810, 680 and 930 for the
 // wgmma.sp Wide, Square and Tall tiles, Tall behind Wide below m = 2048; HopperLarge about
 // 1050 where its blocks fill whole waves, slower than the others below m = 1024), and the
-// cost of the split-K reduction per output element and split (8-byte atomic) and per output
-// element (zeroing + finalize), in units of one (tile element x k tile of 64) of the Large
-// shape's main loop. The wgmma.sp constants minimise the geometric-mean loss of the chosen
+// cost of the mma.sp tiles' split-K reduction per output element and split (8-byte atomic)
+// and per output element (zeroing + finalize), in units of one (tile element x k tile of 64)
+// of the Large shape's main loop. The wgmma.sp constants minimise the geometric-mean loss of the chosen
 // (tile, split) against the fastest one over the LLM set (4.3% -> 1.1% on those sweeps;
 // 0.7% with HopperLarge, whose rates were fitted with the others kept). Re-checked with two
 // runs of the interleaved --sweep-set (every tile, split and head + tail pair timed in the same
@@ -308,7 +308,16 @@ constexpr double kLargeRate = 1.0, kMediumRate = 0.9, kSmallRate = 0.55;
 constexpr double kHopperWideRate = 2.3, kHopperSquareRate = 1.7, kHopperTallRate = 1.8, kHopperTallLargeMRate = 2.4,
                  kHopperLargeRate = 2.7, kHopperLargeSmallMRate = 1.8;
 constexpr std::int64_t kHopperTallLargeM = 2048, kHopperLargeSmallM = 1024;
-constexpr double kSplitCostPerElement = 0.044, kHopperSplitCostPerElement = 0.1, kReduceCostPerElement = 0.1;
+constexpr double kSplitCostPerElement = 0.044, kReduceCostPerElement = 0.1;
+// The wgmma.sp tiles sum K splits in a cluster (nv24_spmm_wgmma.cu), which costs a block
+// about this many k tiles of its main loop, plus as many again per split (on an H100, per
+// block: 0.5-0.9 us to write its fp32 partial tile, 0.8-1.5 us of cluster barrier, 2.4-3.7 us
+// to sum its share from the other blocks' shared memory; the first tile's latency, 1-2.4 us,
+// is paid once per block too). Fitted on an H100 (every wgmma.sp tile at 1-8 splits, m = 256,
+// 512 and 1024 of the LLM set, random data): Auto's launch 2.8% from the fastest one in
+// geometric mean over those 60 shapes, against 9.0% with no splits. A split's blocks only run
+// as whole clusters on one GPC, so its waves count clusters (wgmma_max_active_clusters).
+constexpr double kClusterReduceStages = 1.0, kClusterReduceStagesPerSplit = 6.0;
 constexpr int kMaxSplits = 8;
 // A tail launch (Nv24Launch::tail_rows) costs about one k tile of the HopperLarge block.
 constexpr double kTailLaunchCost = 256 * 192 / kHopperLargeRate;
@@ -321,7 +330,8 @@ struct TileModel {
   int bn, bm, ksub, smem_bytes;
   double rate;
   bool lone_full_rate = false;
-  double split_cost = kSplitCostPerElement;
+  bool cluster_splits = false;  // K splits summed in a cluster, else through the fp32 workspace
+  Nv24Tile tile = Nv24Tile::Auto;  // the wgmma.sp tile, for its cluster occupancy
 
   std::int64_t blocks(const Nv24Args& a) const { return ((a.m + bm - 1) / bm) * ((a.n + bn - 1) / bn); }
   std::int64_t k_stages(const Nv24Args& a) const { return (a.k_padded / kKTile + ksub - 1) / ksub; }
@@ -340,9 +350,18 @@ struct TileModel {
     const std::int64_t per = per_sm(d);
     const std::int64_t waves = (blocks(a) * splits + d.sms * per - 1) / (d.sms * per);
     const std::int64_t stages = (k_stages(a) + splits - 1) / splits;
+    const double block_stage = static_cast<double>(per) * bn * bm * ksub / rate;
+    if (cluster_splits && splits > 1) {
+      // one block per multiprocessor (as above), whole clusters per GPC
+      const std::int64_t concurrent =
+          std::max<std::int64_t>(1, std::min<std::int64_t>(nv24_detail::wgmma_max_active_clusters(tile, splits),
+                                                           d.sms / splits));
+      const std::int64_t cluster_waves = (blocks(a) + concurrent - 1) / concurrent;
+      return cluster_waves * (stages + kClusterReduceStages + kClusterReduceStagesPerSplit * splits) * block_stage;
+    }
     const double reduce =
-        splits > 1 ? static_cast<double>(a.m * a.n) * (split_cost * splits + kReduceCostPerElement) : 0.0;
-    return static_cast<double>(waves * stages * per) * bn * bm * ksub / rate + reduce;
+        splits > 1 ? static_cast<double>(a.m * a.n) * (kSplitCostPerElement * splits + kReduceCostPerElement) : 0.0;
+    return static_cast<double>(waves * stages) * block_stage + reduce;
   }
   // The best split count and its estimated time; each split keeps at least two stages.
   std::pair<int, double> best_split(const Nv24Args& a, const DeviceInfo& d) const {
@@ -378,14 +397,20 @@ double head_tail_estimate(std::int64_t head_blocks, double head_time, std::int64
   return end + kTailLaunchCost;
 }
 
-// Runs run(ws, ldw, splits, split_stages) with K split `splits` ways over `stages` pipeline
-// stages: ws == nullptr for one split, else a zeroed fp32 workspace C^T (n x ldw) that the
-// blocks add their partial tiles to and that is converted into C afterwards.
-template <class Run>
-void run_split(const Nv24Args& a, int splits, std::int64_t stages, cudaStream_t stream, Run&& run) {
-  splits = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(splits, stages)));  // k == 0: one split
+// `splits` K splits over `stages` pipeline stages as launched: (splits, stages per split),
+// at most `stages` splits and none empty (k == 0: one split).
+std::pair<int, int> split_extent(int splits, std::int64_t stages) {
+  splits = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(splits, stages)));
   const int split_stages = static_cast<int>(std::max<std::int64_t>(1, (stages + splits - 1) / splits));
-  splits = static_cast<int>(std::max<std::int64_t>(1, (stages + split_stages - 1) / split_stages));  // no empty split
+  return {static_cast<int>(std::max<std::int64_t>(1, (stages + split_stages - 1) / split_stages)), split_stages};
+}
+
+// Runs run(ws, ldw, splits, split_stages) with K split `splits` ways over `stages` pipeline
+// stages (the mma.sp kernel): ws == nullptr for one split, else a zeroed fp32 workspace C^T
+// (n x ldw) that the blocks add their partial tiles to and that is converted into C afterwards.
+template <class Run>
+void run_split(const Nv24Args& a, int splits_asked, std::int64_t stages, cudaStream_t stream, Run&& run) {
+  const auto [splits, split_stages] = split_extent(splits_asked, stages);
   if (splits == 1) return run(nullptr, 0LL, 1, split_stages);
   const long long ldw = (a.m + 1) / 2 * 2;  // even: 8-byte atomics stay aligned
   DeviceBuffer<float> ws(static_cast<std::size_t>(a.n * ldw), stream, workspace_pool());
@@ -435,7 +460,7 @@ TileModel hopper_model(Nv24Tile t, const Nv24Args& a) {
                       : t == Nv24Tile::HopperTall  ? (a.m >= kHopperTallLargeM ? kHopperTallLargeMRate : kHopperTallRate)
                       : t == Nv24Tile::HopperLarge ? (a.m < kHopperLargeSmallM ? kHopperLargeSmallMRate : kHopperLargeRate)
                                                    : kHopperSquareRate;
-  return {i.bn, i.bm, 1, i.smem_bytes, rate, true, kHopperSplitCostPerElement};
+  return {i.bn, i.bm, 1, i.smem_bytes, rate, true, true, t};
 }
 
 template <class T>
@@ -520,6 +545,13 @@ std::pair<Nv24Launch, double> best_tail(const Nv24Args& a, const DeviceInfo& d, 
   return best;
 }
 
+// The wgmma.sp kernel sums a tile's K splits in one cluster, whose portable size limit is 8.
+void require_splits(const Nv24Launch& l) {
+  require(!is_hopper_tile(l.tile) || l.splits <= nv24_detail::kMaxClusterSplits,
+          std::string("tile ") + to_string(l.tile) + " runs at most " + std::to_string(nv24_detail::kMaxClusterSplits) +
+              " K splits (one cluster per output tile), not " + std::to_string(l.splits));
+}
+
 void require_args(const Nv24Args& a) {
   require(a.m >= 0 && a.n >= 0 && a.k >= 0, "negative extent");
   require(a.k_padded == nv24::padded_k(a.k), "k_padded is " + std::to_string(a.k_padded) + ", expected " +
@@ -543,14 +575,13 @@ void run(const Nv24Args& a, const Nv24Launch& l, cudaStream_t stream) {
     tail.m = l.tail_rows;
     if (a.k > 0) tail.A = static_cast<const char*>(a.A) + head_rows * a.lda * 2;  // 2-byte elements; k 0: unread
     tail.C = static_cast<char*>(a.C) + head_rows * a.ldc * 2;
-    nv24_detail::wgmma_launch(l.tile, head, 1, static_cast<int>(k_tiles), nullptr, 0, false, stream);
-    nv24_detail::wgmma_launch(l.tail_tile, tail, 1, static_cast<int>(k_tiles), nullptr, 0, true, stream);
+    nv24_detail::wgmma_launch(l.tile, head, 1, static_cast<int>(k_tiles), false, stream);
+    nv24_detail::wgmma_launch(l.tail_tile, tail, 1, static_cast<int>(k_tiles), true, stream);
     return;
   }
   if (is_hopper_tile(l.tile)) {
-    run_split(a, l.splits, a.k_padded / kKTile, stream, [&](float* ws, long long ldw, int grid_splits, int split_stages) {
-      nv24_detail::wgmma_launch(l.tile, a, grid_splits, split_stages, ws, ldw, false, stream);
-    });
+    const auto [splits, split_stages] = split_extent(l.splits, a.k_padded / kKTile);
+    nv24_detail::wgmma_launch(l.tile, a, splits, split_stages, false, stream);  // splits summed in clusters
     return;
   }
   if (a.type == Nv24Type::F16) launch<__half>(l, a, stream);
@@ -567,9 +598,10 @@ Nv24TileShape nv24_tile_shape(Nv24Tile tile) {
 Nv24Launch nv24_choose(const Nv24Args& args, Nv24Tile tile) {
   const DeviceInfo d = device_info();
   require_runnable(tile, d);
+  // On compute capability 9.0 the wgmma.sp tiles only, as nv24_candidates: the mma.sp ones ran
+  // slower on every shape measured, and their split-K estimate (a workspace) is another model's.
   std::vector<Nv24Tile> candidates = {Nv24Tile::Large, Nv24Tile::Medium, Nv24Tile::Small};
-  if (d.hopper)
-    candidates.insert(candidates.begin(), std::begin(kHopperTiles), std::end(kHopperTiles));
+  if (d.hopper) candidates.assign(std::begin(kHopperTiles), std::end(kHopperTiles));
   if (tile != Nv24Tile::Auto) candidates = {tile};
   Nv24Launch best{candidates.front(), 1};
   double best_time = 0;
@@ -622,6 +654,7 @@ void nv24_spmm(const Nv24Args& a, cudaStream_t stream, Nv24Tile tile, int splits
   if (a.m == 0 || a.n == 0) return;
   Nv24Launch l = nv24_choose(a, tile);
   if (splits > 0) l = {l.tile, splits};  // a forced split count runs without a tail
+  require_splits(l);
   run(a, l, stream);
 }
 
@@ -629,6 +662,7 @@ void nv24_spmm(const Nv24Args& a, cudaStream_t stream, const Nv24Launch& l) {
   require_args(a);
   require(l.tile != Nv24Tile::Auto, "a launch needs its tile");
   require(l.splits >= 1, "a launch needs splits >= 1, not " + std::to_string(l.splits));
+  require_splits(l);
   const DeviceInfo d = device_info();
   require_runnable(l.tile, d);
   if (l.tail_rows != 0) {

@@ -58,15 +58,20 @@ __device__ __forceinline__ void block_tile(int tiles_m, int tiles_n, int& tm, in
 // The sm_90a kernel (nv24_spmm_wgmma.cu): a block of two warpgroups and a producer warp
 // computes bn weight rows x bm activation rows. Host-side facts the launch choice needs, and
 // the launch itself: blocks of the tiles_m x tiles_n grid along x, `splits` K splits along
-// y, each running split_stages k tiles; ws != nullptr: partial tiles are added to the fp32
-// workspace (C^T, n x ldw) instead of written to C. dependent: launched as the programmatic
+// y (at most 8: one cluster per output tile), each running split_stages k tiles. dependent
+// (one split only): launched as the programmatic
 // dependent of the wgmma.sp launch before it on the stream (whose blocks allow it at once),
 // which it must not read from.
+// K splits of a wgmma.sp launch: the blocks of one output tile form a cluster (the portable limit).
+constexpr int kMaxClusterSplits = 8;
 struct WgmmaTileInfo {
   int bn, bm, threads, smem_bytes;
 };
 WgmmaTileInfo wgmma_tile_info(Nv24Tile tile);
-void wgmma_launch(Nv24Tile tile, const Nv24Args& a, int splits, int split_stages, float* ws, long long ldw,
-                  bool dependent, cudaStream_t stream);
+// Clusters of `splits` blocks of `tile` the current device runs at once (its GPCs hold whole
+// clusters only, so this can be less than the multiprocessors / splits). Cached per device.
+int wgmma_max_active_clusters(Nv24Tile tile, int splits);
+void wgmma_launch(Nv24Tile tile, const Nv24Args& a, int splits, int split_stages, bool dependent,
+                  cudaStream_t stream);
 
 }  // namespace tessera::kernels::cuda::nv24_detail

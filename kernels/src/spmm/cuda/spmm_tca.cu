@@ -863,7 +863,7 @@ void launch_tensor_core(const TcaPlan& plan, const TcaArgs& a, const T* B, long 
                      reinterpret_cast<std::uintptr_t>(a.C) % (4 * sizeof(T)) == 0;
   const SharedColumns shared{plan.slot_cols(), plan.slot_rows(), plan.slot_value_begin(), plan.value_perm()};
   launch_clustered(kernel, grid, dim3(kBlockWarps * 32), smem, stream,
-                   static_cast<unsigned>(cluster_blocks), static_cast<const WorkItem*>(plan.items()), a.pos, a.crd,
+                   dim3(static_cast<unsigned>(cluster_blocks)), static_cast<const WorkItem*>(plan.items()), a.pos, a.crd,
                    static_cast<const T*>(a.vals), shared, B, static_cast<unsigned>(ldb * static_cast<long long>(sizeof(T))),
                    static_cast<T*>(a.C), a.c_row_stride, a.c_col_stride, static_cast<int>(a.rows),
                    static_cast<int>(a.n), n_load, static_cast<float>(a.alpha), static_cast<float>(a.beta), ws, ws_ld,

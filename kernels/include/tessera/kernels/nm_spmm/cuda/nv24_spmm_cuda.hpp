@@ -19,7 +19,8 @@
 // only) issues wgmma.mma_async.sp m64nNk32 instead: two warpgroups per block, each 64 or 128
 // weight rows x 128 or 256 activation rows, operands read by the tensor cores from 64-/128-byte
 // swizzled shared memory through matrix descriptors, one wgmma group kept in flight while
-// the next k tile is copied. Same layout, same split-K workspace. Where the last wave of a
+// the next k tile is copied. Same layout; its K splits are the blocks of one thread-block
+// cluster, which sum their partial tiles in each other's shared memory. Where the last wave of a
 // large tile would leave most multiprocessors idle, the last rows of C may run as a second
 // launch of a smaller tile that starts on them (Nv24Launch::tail_rows).
 #include <cstddef>
@@ -66,8 +67,10 @@ struct Nv24Args {
 // Whether A can be read in place (lda a multiple of 8, >= k, 16-byte aligned base);
 // otherwise the caller packs it first.
 bool nv24_a_in_place(const void* A, std::int64_t lda, std::int64_t k);
-// How a product runs: the tile shape and the number of K splits (> 1: each split's partial
-// product is added to an fp32 workspace with atomics, then converted into C). tail_rows > 0
+// How a product runs: the tile shape and the number of K splits (> 1: the wgmma.sp tiles
+// (Hopper*) run a tile's splits as one thread-block cluster that sums their fp32 partial
+// products in shared memory, at most 8 splits; the mma.sp tiles add them to an fp32
+// workspace with atomics, then convert it into C). tail_rows > 0
 // (wgmma.sp tiles, one split): the last tail_rows rows of C are a second launch of
 // tail_tile, whose blocks start on the multiprocessors that the first launch's last wave
 // leaves idle (programmatic dependent launch), so that a mostly empty last wave of large
@@ -104,8 +107,8 @@ std::vector<Nv24Launch> nv24_candidates(const Nv24Args& args);
 // takes under 0.1 ms) into a scratch C of its own: args.C is neither read nor written. Returns
 // nv24_choose's launch unless another one's median time is less than kNv24TuneMinGain of its
 // own, both in that screen and in five more samples of each of the two, alternating, of about
-// 5 ms of back-to-back calls each. Synchronous; allocates an m x n scratch C (and the split-K
-// workspaces) while it runs; throws tessera::Error while `stream` is being captured into a
+// 5 ms of back-to-back calls each. Synchronous; allocates an m x n scratch C (and the mma.sp
+// tiles' split-K workspaces) while it runs; throws tessera::Error while `stream` is being captured into a
 // graph. On an H100 it took 115-119 ms per shape in the median over the LLM set, 0.67 s at most.
 inline constexpr double kNv24TuneMinGain = 0.98;
 Nv24Launch nv24_tune(const Nv24Args& args, cudaStream_t stream);
@@ -116,8 +119,8 @@ Nv24Launch nv24_tuned(const Nv24Args& args, cudaStream_t stream);
 // Shapes nv24_tuned has timed in this process.
 std::size_t nv24_tuned_shapes();
 
-// Runs on `stream`. splits > 0 forces the K split count (clamped to the k tiles; no tail). Throws
-// tessera::ShapeError on bad arguments, tessera::CudaError on any CUDA failure. m, n or k may
+// Runs on `stream`. splits > 0 forces the K split count (clamped to the k tiles; no tail; at
+// most 8 for the wgmma.sp tiles). Throws tessera::ShapeError on bad arguments, tessera::CudaError on any CUDA failure. m, n or k may
 // be 0 (k == 0 writes zeros).
 void nv24_spmm(const Nv24Args& args, cudaStream_t stream, Nv24Tile tile = Nv24Tile::Auto, int splits = 0);
 // Runs exactly `launch` (its tile not Auto; a tail needs wgmma.sp tiles, one split and
