@@ -252,17 +252,47 @@ need_tools() {
 GEN=()
 if command -v ninja >/dev/null; then GEN=(-G Ninja); fi
 
+# nvcc_wrapper calls `nvcc` from PATH.
+find_nvcc() {
+  local cuda_home=${CUDA_HOME:-/usr/local/cuda}
+  command -v nvcc >/dev/null || export PATH=$cuda_home/bin:$PATH
+  command -v nvcc >/dev/null || die "--cuda: nvcc not found (set CUDA_HOME or PATH)"
+}
+
+# The compilers a build uses, one line: the C++ compiler's resolved path and version (c++
+# and g++ name the same one) and, for --cuda, nvcc's release line. Not in the cache key (a new
+# key would rebuild every existing cache); recorded in the stamp, compared when it is reused.
+toolchain() {
+  local cxx=${CXX:-c++} path
+  if [[ $CFG == cuda ]]; then
+    find_nvcc
+    cxx=${NVCC_WRAPPER_DEFAULT_COMPILER:-g++}
+    printf 'nvcc %s; ' "$(nvcc --version 2>/dev/null | grep -i release | head -n1)"
+  fi
+  path=$(command -v "$cxx") || die "C++ compiler '$cxx' not found"
+  printf '%s %s\n' "$(readlink -f "$path")" "$("$cxx" -dumpfullversion 2>/dev/null || "$cxx" -dumpversion)"
+}
+
+# Whether the install at $PREFIX can be reused: complete, and built with the compilers of this
+# run ($TOOLCHAIN, found before anything is touched: a compiler that is missing stops the run).
+# A stamp from before toolchains were recorded is taken as built with them.
+install_reusable() {
+  [[ -f $STAMP ]] || return 1
+  local built
+  built=$(sed -n 's/^toolchain=//p' "$STAMP")
+  if [[ -z $built ]]; then echo "toolchain=$TOOLCHAIN" >> "$STAMP"; return 0; fi
+  [[ $built == "$TOOLCHAIN" ]] && return 0
+  step "the compilers changed since $PREFIX was built (then: $built; now: $TOOLCHAIN): rebuilding it"
+  rm -f "$STAMP"
+  return 1
+}
+
 build_and_install() {
   local src=$1 bld=$DEPS_ROOT/build-$CFG-$KEY
   need_tools cmake c++
   [[ ${#GEN[@]} -gt 0 ]] || need_tools make
   local cxx=()
-  if [[ $CFG == cuda ]]; then
-    # nvcc_wrapper calls `nvcc` from PATH.
-    local cuda_home=${CUDA_HOME:-/usr/local/cuda}
-    command -v nvcc >/dev/null || export PATH=$cuda_home/bin:$PATH
-    command -v nvcc >/dev/null || die "--cuda: nvcc not found (set CUDA_HOME or PATH)"
-  fi
+  [[ $CFG == cuda ]] && find_nvcc
   rm -rf "$PREFIX" "$bld"
   if [[ $CFG == cuda ]]; then
     # Compile with the copy of nvcc_wrapper that ends up in the prefix: Kokkos records
@@ -289,9 +319,9 @@ build_and_install() {
       { tail -n 30 "$bld.kk-build.log" >&2; die "Kokkos Kernels build failed (log: $bld.kk-build.log)"; }
     cmake --install "$bld/kk" > /dev/null
   fi
-  printf 'config=%s\nkey=%s\nsources=%s\nkokkos=3.4.1\nkokkos_kernels=%s\ndate=%s\n' \
+  printf 'config=%s\nkey=%s\nsources=%s\nkokkos=3.4.1\nkokkos_kernels=%s\ndate=%s\ntoolchain=%s\n' \
     "$CFG" "$KEY" "$SRC_KEY" "$([[ $BUILD_KK == 1 ]] && echo 3.4.1 || echo none)" \
-    "$(date -u +%FT%TZ)" > "$STAMP"
+    "$(date -u +%FT%TZ)" "$TOOLCHAIN" > "$STAMP"
   rm -rf "$bld" "$bld".*.log   # object files are large; the install is what we keep
 }
 
@@ -302,8 +332,10 @@ case $MODE in
     step "sources ready in $MODE_DIR ($(du -sh "$MODE_DIR" | cut -f1)); build them with --from-sources"
     ;;
   from-sources)
+    TOOLCHAIN=$(toolchain)
+    [[ -n $TOOLCHAIN ]] || die "could not identify the compilers"
     take_lock "$DEPS_ROOT/.lock-$CFG-$KEY"
-    [[ -f $STAMP ]] && { step "already installed: $PREFIX"; exit 0; }
+    install_reusable && { step "already installed: $PREFIX"; exit 0; }
     [[ -f $MODE_DIR/kokkos/CMakeLists.txt && -f $MODE_DIR/kokkos-kernels/CMakeLists.txt ]] ||
       die "$MODE_DIR does not hold kokkos/ and kokkos-kernels/ (make it with --sources-only)"
     sources_ok "$MODE_DIR" ||
@@ -313,8 +345,10 @@ case $MODE in
     ;;
   build)
     ensure_packages
+    TOOLCHAIN=$(toolchain)
+    [[ -n $TOOLCHAIN ]] || die "could not identify the compilers"
     take_lock "$DEPS_ROOT/.lock-$CFG-$KEY"
-    if [[ -f $STAMP ]]; then step "reusing $PREFIX"; exit 0; fi
+    if install_reusable; then step "reusing $PREFIX"; exit 0; fi
     SRC=$DEPS_ROOT/src-$SRC_KEY
     take_lock "$DEPS_ROOT/.lock-src-$SRC_KEY"
     if sources_ok "$SRC"; then step "reusing sources $SRC"; else make_sources "$SRC"; fi
