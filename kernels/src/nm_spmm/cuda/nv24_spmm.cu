@@ -298,8 +298,8 @@ bool is_hopper_tile(Nv24Tile t) {
 // 1050 where its blocks fill whole waves, slower than the others below m = 1024), and the
 // cost of the mma.sp tiles' split-K reduction per output element and split (8-byte atomic)
 // and per output element (zeroing + finalize), in units of one (tile element x k tile of 64)
-// of the Large shape's main loop. The wgmma.sp constants minimise the geometric-mean loss of the chosen
-// (tile, split) against the fastest one over the LLM set (4.3% -> 1.1% on those sweeps;
+// of the Large shape's main loop. The wgmma.sp constants minimise the geometric-mean loss of
+// the chosen (tile, split) against the fastest one over the LLM set (4.3% -> 1.1% on those sweeps;
 // 0.7% with HopperLarge, whose rates were fitted with the others kept). Re-checked with two
 // runs of the interleaved --sweep-set (every tile, split and head + tail pair timed in the same
 // power state): Auto's launch is 1.5-1.6% from the fastest candidate (geometric mean), and a
@@ -314,11 +314,12 @@ constexpr double kSplitCostPerElement = 0.044, kReduceCostPerElement = 0.1;
 // block: 0.5-0.9 us to write its fp32 partial tile, 0.8-1.5 us of cluster barrier, 2.4-3.7 us
 // to sum its share from the other blocks' shared memory; the first tile's latency, 1-2.4 us,
 // is paid once per block too). Fitted on an H100 (every wgmma.sp tile at 1-8 splits, m = 256,
-// 512 and 1024 of the LLM set, random data): Auto's launch 2.8% from the fastest one in
-// geometric mean over those 60 shapes, against 9.0% with no splits. A split's blocks only run
+// 512 and 1024 of the LLM set, random data; the estimate re-evaluated off line over those
+// measured times): Auto's launch 2.8% from the fastest one in geometric mean over those 60
+// shapes, against 9.0% with no splits. A split's blocks only run
 // as whole clusters on one GPC, so its waves count clusters (wgmma_max_active_clusters).
 constexpr double kClusterReduceStages = 1.0, kClusterReduceStagesPerSplit = 6.0;
-constexpr int kMaxSplits = 8;
+constexpr int kMaxSplits = nv24_detail::kMaxClusterSplits;  // the wgmma.sp tiles' limit, the mma.sp ones' too
 // A tail launch (Nv24Launch::tail_rows) costs about one k tile of the HopperLarge block.
 constexpr double kTailLaunchCost = 256 * 192 / kHopperLargeRate;
 

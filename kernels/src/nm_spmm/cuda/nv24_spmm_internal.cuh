@@ -55,15 +55,15 @@ __device__ __forceinline__ void block_tile(int tiles_m, int tiles_n, int& tm, in
   tn = (blockIdx.x % per_group) / group_m;
 }
 
+// K splits of a wgmma.sp launch: the blocks of one output tile form a cluster (the portable limit).
+constexpr int kMaxClusterSplits = 8;
+
 // The sm_90a kernel (nv24_spmm_wgmma.cu): a block of two warpgroups and a producer warp
 // computes bn weight rows x bm activation rows. Host-side facts the launch choice needs, and
 // the launch itself: blocks of the tiles_m x tiles_n grid along x, `splits` K splits along
-// y (at most 8: one cluster per output tile), each running split_stages k tiles. dependent
-// (one split only): launched as the programmatic
-// dependent of the wgmma.sp launch before it on the stream (whose blocks allow it at once),
-// which it must not read from.
-// K splits of a wgmma.sp launch: the blocks of one output tile form a cluster (the portable limit).
-constexpr int kMaxClusterSplits = 8;
+// y (at most kMaxClusterSplits, one cluster per output tile), each running split_stages k
+// tiles. dependent (one split only): launched as the programmatic dependent of the wgmma.sp
+// launch before it on the stream (whose blocks allow it at once), which it must not read from.
 struct WgmmaTileInfo {
   int bn, bm, threads, smem_bytes;
 };

@@ -108,8 +108,8 @@ std::vector<Nv24Launch> nv24_candidates(const Nv24Args& args);
 // nv24_choose's launch unless another one's median time is less than kNv24TuneMinGain of its
 // own, both in that screen and in five more samples of each of the two, alternating, of about
 // 5 ms of back-to-back calls each. Synchronous; allocates an m x n scratch C (and the mma.sp
-// tiles' split-K workspaces) while it runs; throws tessera::Error while `stream` is being captured into a
-// graph. On an H100 it took 115-119 ms per shape in the median over the LLM set, 0.67 s at most.
+// tiles' split-K workspaces) while it runs; throws tessera::Error while `stream` is being
+// captured into a graph. On an H100 it took 115-119 ms per shape in the median over the LLM set, 0.67 s at most.
 inline constexpr double kNv24TuneMinGain = 0.98;
 Nv24Launch nv24_tune(const Nv24Args& args, cudaStream_t stream);
 // nv24_tune's launch for the shape of args (value type, m, n, k) on the current device, timed on
@@ -120,8 +120,8 @@ Nv24Launch nv24_tuned(const Nv24Args& args, cudaStream_t stream);
 std::size_t nv24_tuned_shapes();
 
 // Runs on `stream`. splits > 0 forces the K split count (clamped to the k tiles; no tail; at
-// most 8 for the wgmma.sp tiles). Throws tessera::ShapeError on bad arguments, tessera::CudaError on any CUDA failure. m, n or k may
-// be 0 (k == 0 writes zeros).
+// most 8 for the wgmma.sp tiles). Throws tessera::ShapeError on bad arguments,
+// tessera::CudaError on any CUDA failure. m, n or k may be 0 (k == 0 writes zeros).
 void nv24_spmm(const Nv24Args& args, cudaStream_t stream, Nv24Tile tile = Nv24Tile::Auto, int splits = 0);
 // Runs exactly `launch` (its tile not Auto; a tail needs wgmma.sp tiles, one split and
 // 0 < tail_rows < m, else tessera::ShapeError).
