@@ -3,11 +3,13 @@
 // and precision, N in {1, 7, 32, 64, 128, 256, 512}, row- and column-major B and C,
 // outputs poisoned with NaN before beta == 0 runs; plans with and without shared columns, and
 // split windows summed in clusters; tca_tune's pick (timed from a cold and from a warm L2),
-// with C checked untouched by the tuning.
+// with C checked untouched by the tuning; N past 65535 column tiles and a row ending at
+// nnz = INT_MAX.
 // Stand-alone (no Kokkos, no gtest) so it builds with plain nvcc on the GPU machine; the gtest
 // spmm_tca_cuda_test covers the Kokkos front end.
-// --real-only skips the synthetic matrices (run_device.sh splits the sweep over processes).
-// Usage: spmm_tca_check [matrix_dir] [--quick] [--real-only]     exit 0 iff every case passes.
+// --real-only skips the synthetic matrices (run_device.sh splits the sweep over processes);
+// --large-only runs only the two large cases (N past the grid, nnz = INT_MAX).
+// Usage: spmm_tca_check [matrix_dir] [--quick] [--real-only | --large-only]   exit 0 iff every case passes.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -124,16 +126,73 @@ void run_config(const Csr& A, const kc::TcaPlan& plan, const Config& cfg, std::i
   }
 }
 
+// The row split on a matrix whose last row ends at nnz = INT_MAX (17 GB of column ids and
+// fp32 values), where positions past the row's end do not fit int: 65536 rows of about
+// 32768 nonzeros, all in column 0 with value 1/1024, B one row of ones, so that C(i, j) is
+// the row's length / 1024 exactly. Without a plan and with the default one. Skipped, and
+// said so, where the GPU lacks the memory.
+__global__ void fill_kernel(float* x, long long count, float value) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    x[i] = value;
+}
+
+void check_int_max_nnz() {
+  constexpr long long kNnz = std::numeric_limits<int>::max();
+  constexpr int kRows = 65536, kN = 8;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  HARNESS_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t need = kNnz * (sizeof(int) + sizeof(float)) + (std::size_t{4} << 30);  // + row-chunk workspace
+  if (free_bytes < need) {
+    std::printf("SKIP nnz = INT_MAX row split: %zu MB free, %zu MB needed\n", free_bytes >> 20, need >> 20);
+    return;
+  }
+  std::vector<int> pos(kRows + 1);
+  for (int i = 0; i <= kRows; ++i) pos[i] = static_cast<int>(kNnz * i / kRows);
+  Dev<int> dpos(pos.size()), dcrd(kNnz);
+  Dev<float> dval(kNnz), dB(kN), dC(kRows * kN);
+  HARNESS_CHECK(cudaMemcpy(dpos.p, pos.data(), pos.size() * sizeof(int), cudaMemcpyHostToDevice));
+  HARNESS_CHECK(cudaMemset(dcrd.p, 0, kNnz * sizeof(int)));
+  fill_kernel<<<4096, 256>>>(dval.p, kNnz, 1.0f / 1024);
+  fill_kernel<<<1, 32>>>(dB.p, kN, 1.0f);
+  HARNESS_CHECK(cudaGetLastError());
+  kc::TcaArgs a{};
+  a.type = kc::TcaType::F32;
+  a.rows = kRows, a.cols = 1, a.n = kN;
+  a.pos = dpos.p, a.crd = dcrd.p, a.vals = dval.p;
+  a.B = kc::DenseRef{dB.p, kN, 1};
+  a.C = dC.p;
+  a.c_row_stride = kN, a.c_col_stride = 1;
+  a.alpha = 1, a.beta = 0;
+  const auto plan = kc::TcaPlan::build(pos.data(), kRows);
+  for (const kc::TcaPlan* p : {static_cast<const kc::TcaPlan*>(nullptr), plan.get()}) {
+    fill_kernel<<<64, 256>>>(dC.p, kRows * kN, std::numeric_limits<float>::quiet_NaN());
+    HARNESS_CHECK(cudaGetLastError());
+    kc::spmm_tca(p, kc::TcaKernel::CudaCoreRowSplit, a, nullptr);
+    HARNESS_CHECK(cudaDeviceSynchronize());
+    std::vector<float> C(kRows * kN);
+    HARNESS_CHECK(cudaMemcpy(C.data(), dC.p, C.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    long long wrong = 0;
+    for (int i = 0; i < kRows; ++i)
+      for (int j = 0; j < kN; ++j) wrong += C[i * kN + j] != static_cast<float>(pos[i + 1] - pos[i]) / 1024;
+    ++cases;
+    if (wrong) ++failures;
+    std::printf("%s nnz = INT_MAX row split, %s: %lld of %d outputs wrong\n", wrong ? "FAIL" : "ok  ",
+                p ? "default plan" : "no plan", wrong, kRows * kN);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string dir = ".tca_data";
-  bool quick = false, real_only = false;
+  bool quick = false, real_only = false, large_only = false;
   const auto status = tessera::walk_command_line("spmm_tca_check", [&] {
-    for (tessera::CommandLine cl(argc, argv, "usage: spmm_tca_check [matrix_dir] [--quick] [--real-only]\n");
+    for (tessera::CommandLine cl(argc, argv, "usage: spmm_tca_check [matrix_dir] [--quick] [--real-only | --large-only]\n");
          cl.next();) {
       if (cl.is("--quick")) quick = true;
       else if (cl.is("--real-only")) real_only = true;
+      else if (cl.is("--large-only")) large_only = true;
       else if (cl.is_option()) cl.reject();
       else dir = cl.single_argument();
     }
@@ -164,7 +223,7 @@ int main(int argc, char** argv) {
     synth.push_back(uniform("one_by_one", 1, 1, 1, 9));
     synth.push_back(power_law("long_rows_300", 300, 4000, 0.6, 4000, 10));
     if (quick) synth.resize(6);
-    if (real_only) synth.clear();
+    if (real_only || large_only) synth.clear();
     for (const auto& A : synth) {
       auto plan = kc::TcaPlan::build(A.pos.data(), A.rows);
       for (auto n : quick ? std::vector<std::int64_t>{7, 64} : all_n)
@@ -202,8 +261,23 @@ int main(int argc, char** argv) {
       std::printf("synthetic %-24s %s  cases=%d failures=%d\n", A.name.c_str(), plan->describe().c_str(), cases, failures);
       std::fflush(stdout);
     }
-    const auto paths = list_matrices(dir);
-    if (paths.empty()) std::printf("WARNING: no matrices under %s\n", dir.c_str());
+    if (large_only || (!quick && !real_only)) {
+      // N past 65535 column tiles of 32 (spmm_tca runs such products in column slices): the
+      // tensor cores with split windows at every segment size, and the row split with B
+      // repacked from column-major.
+      const Csr wide = with_dense_row("dense_row_8x64", 8, 64, 3, 5, 11);
+      const std::int64_t n = 65535LL * 32 + 104;
+      for (int seg : {0, kc::kChunkNnz}) {
+        auto plan = kc::TcaPlan::build(wide.pos.data(), wide.rows, seg);
+        for (const Config* c : {&tc32, &tc16}) run_config(wide, *plan, *c, n, false, 1.0, 0.5, 600 + seg);
+        run_config(wide, *plan, rs32, n, true, 1.0, 0.0, 610 + seg);
+      }
+      std::printf("synthetic N = %lld  cases=%d failures=%d\n", static_cast<long long>(n), cases, failures);
+      check_int_max_nnz();
+      std::fflush(stdout);
+    }
+    const auto paths = large_only ? std::vector<std::string>{} : list_matrices(dir);
+    if (paths.empty() && !large_only) std::printf("WARNING: no matrices under %s\n", dir.c_str());
     std::size_t count = 0;
     for (const auto& path : paths) {
       if (quick && count >= 4) break;

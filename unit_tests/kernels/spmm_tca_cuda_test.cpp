@@ -359,6 +359,25 @@ TEST(SpmmTca, TensorCoreWideTilesOnALargeMatrix) {
   }
 }
 
+// N past 65535 tiles of 32 columns, the most one grid dimension counts: the product runs in
+// column slices. A full row of 64 nonzeros among short and empty ones, both layouts
+// (column-major B is repacked per slice), both kernels. (B alone holds 134 M elements.)
+TEST(SpmmTca, ColumnsPastOneGridDimension) {
+  tessera::HostCoo<double> coo;
+  coo.shape = {6, 64};
+  for (std::int64_t i : {0, 2, 3, 5})
+    for (std::int64_t j = 0; j < (i == 3 ? 64 : 5); ++j) {
+      coo.coords.insert(coo.coords.end(), {i, (j * 37 + i) % coo.shape[1]});
+      coo.values.push_back(0.25 + 0.01 * static_cast<double>((i + 5 * j) % 50));
+    }
+  const std::int64_t n = 65535LL * 32 + 104;
+  const SpmmOptions tf32{SpmmAlgorithm::TensorCore, /*allow_tf32=*/true}, rs{SpmmAlgorithm::CudaCoreRowSplit};
+  check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(coo, n, 1.0, 0.5, 41, "wide_n", tf32, kTf32Tolerance);
+  check_spmm<Half, Kokkos::LayoutLeft, Kokkos::Cuda>(coo, n, 1.0, 0.0, 42, "wide_n", SpmmOptions{SpmmAlgorithm::TensorCore},
+                                                     kHalfTolerance);
+  check_spmm<float, Kokkos::LayoutLeft, Kokkos::Cuda>(coo, n, 2.0, 0.0, 43, "wide_n", rs);
+}
+
 TEST(SpmmTca, AutoPicksAnAlgorithmAndIsRight) {
   const auto coo = tessera_test::random_coo({3000, 2000}, 30000, 9);
   const auto A = tessera::from_coo<Half, tessera::CSR, Kokkos::Cuda>(coo);

@@ -747,14 +747,17 @@ __global__ void __launch_bounds__(256, row_vec_blocks_per_sm(U))
   for (int e = 0; e < kVec; ++e) acc[e] = Acc(0);
   // Column ids and values come 32 at a time, one per lane; the next 32 are loaded before the
   // current ones are used, so their latency overlaps the gathers instead of preceding them.
-  int k_next = begin + lane < end ? __ldg(crd + begin + lane) : 0;
-  T v_next = begin + lane < end ? vals[begin + lane] : Elem<T>::from_acc(0);
-  for (int p = begin; p < end; p += 32) {
-    const int cnt = min(32, end - p), k_l = k_next;
+  // Positions are unsigned: p + 32 + lane exceeds INT_MAX in the last rows of a matrix of
+  // nearly INT_MAX nonzeros, and stays below 2^32.
+  const unsigned first = begin, last = end;
+  int k_next = first + lane < last ? __ldg(crd + first + lane) : 0;
+  T v_next = first + lane < last ? vals[first + lane] : Elem<T>::from_acc(0);
+  for (unsigned p = first; p < last; p += 32) {
+    const int cnt = min(32u, last - p), k_l = k_next;
     const T v_l = v_next;
-    const int nx = p + 32 + lane;
-    k_next = nx < end ? __ldg(crd + nx) : 0;
-    v_next = nx < end ? vals[nx] : Elem<T>::from_acc(0);
+    const unsigned nx = p + 32 + lane;
+    k_next = nx < last ? __ldg(crd + nx) : 0;
+    v_next = nx < last ? vals[nx] : Elem<T>::from_acc(0);
 #pragma unroll U
     for (int q0 = 0; q0 < cnt; q0 += kGroups) {
       const int q = q0 + sub;  // this lane group's nonzero; shuffles stay outside the branch
@@ -1456,11 +1459,27 @@ TcaKernel tca_tune(const TcaPlan& plan, const TcaArgs& a, bool allow_tf32, cudaS
   return median[1] < kTuneMinGain * median[0] ? kernels[1] : kernels[0];
 }
 
+// The tensor-core kernel, its finalize and the transposing repack of B count 32-column tiles
+// in gridDim.y, which holds at most 65535; wider products run as column slices of this many
+// columns (a multiple of every column tile, so only the last slice has a partial tile).
+constexpr std::int64_t kSliceColumns = 65532LL * 32;
+
 void spmm_tca(const TcaPlan* plan, TcaKernel kernel, const TcaArgs& a, cudaStream_t stream) {
   if (a.rows < 0 || a.cols < 0 || a.n < 0) throw Error("spmm_tca: negative extent");
   if (a.rows > 0x7fffffffLL || a.n > 0x7fffffffLL) throw Error("spmm_tca: extent does not fit int");
   if (a.rows == 0 || a.n == 0) return;
   if (plan && plan->stats().rows != a.rows) throw Error("spmm_tca: plan was built for another matrix");
+  if (a.n > kSliceColumns) {
+    const auto bytes = static_cast<std::int64_t>(elem_size(a.type));
+    for (std::int64_t j = 0; j < a.n; j += kSliceColumns) {
+      TcaArgs slice = a;
+      slice.n = std::min(kSliceColumns, a.n - j);
+      slice.B.ptr = static_cast<const char*>(a.B.ptr) + j * a.B.col_stride * bytes;
+      slice.C = static_cast<char*>(a.C) + j * a.c_col_stride * bytes;
+      spmm_tca(plan, kernel, slice, stream);
+    }
+    return;
+  }
   if (kernel == TcaKernel::TensorCore) {
     if (!plan) throw Error("spmm_tca: the tensor-core kernel needs a plan");
     switch (a.type) {
