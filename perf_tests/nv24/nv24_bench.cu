@@ -12,7 +12,9 @@
 // the board is at its power limit. Every NV24 and cuSPARSELt result is compared with cuBLAS on
 // three sampled rows. --tuned runs nv24_tune's launch for each shape instead of Auto's (tuned
 // once per shape before the timing, the cost printed) and times Auto's beside it, interleaved.
-// Usage: nv24_bench [--quick | --sweep | --sweep-set] [--tuned]
+// --choice-cost times only the host side of Auto's choice (nv24_choose, which every nv24_spmm
+// call without a launch runs) on each shape, and prints it with the launch chosen.
+// Usage: nv24_bench [--quick | --sweep | --sweep-set | --choice-cost] [--tuned]
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -178,10 +180,10 @@ int main(int argc, char** argv) {
   std::string mode;
   bool tuned = false;
   const auto status = tessera::walk_command_line("nv24_bench", [&] {
-    for (tessera::CommandLine cl(argc, argv, "usage: nv24_bench [--quick | --sweep | --sweep-set] [--tuned]\n");
+    for (tessera::CommandLine cl(argc, argv, "usage: nv24_bench [--quick | --sweep | --sweep-set | --choice-cost] [--tuned]\n");
          cl.next();) {
       if (cl.is("--tuned")) tuned = true;
-      else if (cl.is("--quick") || cl.is("--sweep") || cl.is("--sweep-set")) mode = cl.arg();
+      else if (cl.is("--quick") || cl.is("--sweep") || cl.is("--sweep-set") || cl.is("--choice-cost")) mode = cl.arg();
       else cl.reject();
     }
   });
@@ -300,6 +302,37 @@ int main(int argc, char** argv) {
                      (long long)N, (long long)K, r.nv24, r.cublas, r.lt, r.nv24_auto);
       }
     };
+    if (mode == "--choice-cost") {
+      // No operands: the choice reads the extents only. The first call per shape fills the
+      // per-device caches (attributes, cluster occupancy) and is left out.
+      std::vector<std::array<std::int64_t, 3>> shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}};
+      for (auto [N, K] : llm)
+        for (std::int64_t M : Ms) shapes.push_back({M, N, K});
+      constexpr int kCalls = 200, kBatches = 5;
+      std::vector<double> per_call;
+      std::printf("| M | N | K | Auto's launch | host us per nv24_choose (median of %d x %d calls) |\n|---|---|---|---|---|\n",
+                  kBatches, kCalls);
+      for (auto [M, N, K] : shapes) {
+        const kc::Nv24Args args{Nv24Type::F16, M, N, K, tessera::nv24::padded_k(K), nullptr, K, nullptr, nullptr,
+                                nullptr, N};
+        const kc::Nv24Launch launch = kc::nv24_choose(args);
+        std::vector<double> us;
+        for (int b = 0; b < kBatches; ++b) {
+          const auto t0 = std::chrono::steady_clock::now();
+          for (int i = 0; i < kCalls; ++i)
+            if (kc::nv24_choose(args).tile != launch.tile) throw std::runtime_error("nv24_choose changed its pick");
+          us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / kCalls);
+        }
+        std::sort(us.begin(), us.end());
+        per_call.push_back(us[kBatches / 2]);
+        std::printf("| %lld | %lld | %lld | %s | %.2f |\n", (long long)M, (long long)N, (long long)K,
+                    kc::to_string(launch).c_str(), us[kBatches / 2]);
+      }
+      std::sort(per_call.begin(), per_call.end());
+      std::printf("\nSUMMARY nv24_choose host time per call over %zu shapes: median %.2f us, max %.2f us\n",
+                  per_call.size(), per_call[per_call.size() / 2], per_call.back());
+      return 0;
+    }
     if (mode == "--sweep" || mode == "--sweep-set") {
       // Tuning aids for Auto's model. --sweep: every tile at 1, 2 and 4 K splits on a few shapes.
       // --sweep-set: on the cubes and the set, every wgmma.sp tile at 1-4 K splits and every head +

@@ -6,6 +6,7 @@
 // launch (C checked untouched by the tuning) and every launch it weighs on the larger shapes.
 // Usage: nv24_check [matrix_dir] [--quick]   (exit 0 when everything passes)
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -210,6 +211,25 @@ int main(int argc, char** argv) {
       expect_throw("tail of all rows", ok_args, &all_tail);
       const kc::Nv24Launch nine_splits{kc::Nv24Tile::HopperSquare, 9};  // more than a cluster holds
       expect_throw("9 K splits on a wgmma.sp tile", ok_args, &nine_splits);
+    }
+    // nv24_choose keeps its launches per device, type, tile and shape: a forced tile asked
+    // after Auto on the same shape is still that tile, and Auto's launch stays the same.
+    for (auto [m, n, k] : {std::array<std::int64_t, 3>{256, 2048, 2048}, {2048, 8192, 8192}}) {
+      const kc::Nv24Args shape{Nv24Type::F16, m, n, k, tessera::nv24::padded_k(k), nullptr, k, nullptr, nullptr,
+                               nullptr, n};
+      const kc::Nv24Launch first = kc::nv24_choose(shape);
+      std::string bad;
+      for (kc::Nv24Tile tile : tiles)
+        if (tile != kc::Nv24Tile::Auto && kc::nv24_choose(shape, tile).tile != tile)
+          bad += std::string(" ") + kc::to_string(tile);
+      const kc::Nv24Launch again = kc::nv24_choose(shape);
+      if (again.tile != first.tile || again.splits != first.splits || again.tail_tile != first.tail_tile ||
+          again.tail_rows != first.tail_rows)
+        bad += " Auto changed: " + kc::to_string(first) + " then " + kc::to_string(again);
+      ++runs;
+      if (!bad.empty()) ++failures;
+      std::printf("%s kept launches at %lldx%lldx%lld (Auto: %s)%s\n", bad.empty() ? "ok  " : "FAIL", (long long)m,
+                  (long long)n, (long long)k, kc::to_string(first).c_str(), bad.c_str());
     }
   } catch (const std::exception& e) {
     return harness_error(e.what());

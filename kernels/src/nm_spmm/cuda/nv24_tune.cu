@@ -4,14 +4,12 @@
 // (perf_tests/results/nv24_h100.md); a layer multiplied many times with one shape can afford to
 // time the candidates once.
 #include <algorithm>
-#include <map>
-#include <mutex>
-#include <tuple>
 #include <vector>
 
 #include "tessera/kernels/nm_spmm/cuda/nv24_spmm_cuda.hpp"
 #include "../../common/cuda_support.hpp"
 #include "../../common/gpu_busy_wait.cuh"
+#include "nv24_launch_cache.hpp"
 
 namespace tessera::kernels::cuda {
 
@@ -73,30 +71,18 @@ Nv24Launch nv24_tune(const Nv24Args& args, cudaStream_t stream) {
 }
 
 namespace {
-using ShapeKey = std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t>;  // device, type, m, n, k
-std::mutex tuned_mutex;
-std::map<ShapeKey, Nv24Launch> tuned_launches;
+nv24_detail::LaunchCache tuned_launches;
 }  // namespace
 
 Nv24Launch nv24_tuned(const Nv24Args& args, cudaStream_t stream) {
-  int device = 0;
-  TESSERA_CUDA_CHECK(cudaGetDevice(&device));
-  const ShapeKey key{device, static_cast<int>(args.type), args.m, args.n, args.k};
-  {
-    std::lock_guard<std::mutex> lock(tuned_mutex);
-    const auto found = tuned_launches.find(key);
-    if (found != tuned_launches.end()) return found->second;
-  }
+  const auto key = nv24_detail::LaunchCache::key(args, Nv24Tile::Auto);
+  if (const auto found = tuned_launches.find(key)) return *found;
   if (stream_is_capturing(stream)) return nv24_choose(args);
   const Nv24Launch picked = nv24_tune(args, stream);  // unlocked: it synchronizes
-  std::lock_guard<std::mutex> lock(tuned_mutex);
-  tuned_launches.emplace(key, picked);
+  tuned_launches.store(key, picked);
   return picked;
 }
 
-std::size_t nv24_tuned_shapes() {
-  std::lock_guard<std::mutex> lock(tuned_mutex);
-  return tuned_launches.size();
-}
+std::size_t nv24_tuned_shapes() { return tuned_launches.size(); }
 
 }  // namespace tessera::kernels::cuda

@@ -82,7 +82,8 @@ struct Nv24Launch {
   std::int64_t tail_rows = 0;
 };
 // The launch nv24_spmm makes for `tile` (Auto: the shape and a tail too) on the current
-// device, from an estimate of waves x per-block time plus the split-K reduction.
+// device, from an estimate of waves x per-block time plus the split-K reduction; estimated
+// once per device, type, tile and shape, then kept (thread-safe).
 Nv24Launch nv24_choose(const Nv24Args& args, Nv24Tile tile = Nv24Tile::Auto);
 const char* to_string(Nv24Tile t);
 // A block tile's extent (`tile` not Auto): columns of C (weight rows) and rows of C
