@@ -10,6 +10,18 @@ run()  { printf '+ %s\n' "$*" >&2; "$@"; }
 CFG=host
 JOBS=$(nproc 2>/dev/null || echo 2)
 REST_ARGS=()
+# Prints lines <range> of <script> (its usage header) and exits when any argument is -h or
+# --help: passed on to the example or to ctest, it would only get there after a full build.
+usage_if_asked() {
+  local script=$1 range=$2 arg
+  shift 2
+  for arg in "$@"; do
+    if [[ $arg == -h || $arg == --help ]]; then
+      sed -n "${range}p" "$script" | sed 's/^# \{0,1\}//'; exit 0
+    fi
+  done
+}
+
 parse_common_args() {
   while [[ $# -gt 0 ]]; do
     case $1 in

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # demo.sh — bootstrap, build and run the SpMM pipeline example.
-#   scripts/demo.sh [--cuda] [--jobs N] [example args, e.g. a .mtx or .mtx.gz path]
+#   scripts/demo.sh [--cuda] [--jobs N] [matrix.mtx[.gz]] [--n N=64] [--reps R=10] [--grid G=512]
+# (the last four go to the example; without a file A is the 5-point Laplacian of a G x G grid)
 # Data: $TESSERA_DATA_DIR (default: <repo>/../shared/data).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-if [[ ${1:-} == -h || ${1:-} == --help ]]; then
-  sed -n '2,4p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0
-fi
+usage_if_asked "${BASH_SOURCE[0]}" 2,5 "$@"
 parse_common_args "$@"
 bootstrap_and_build
 

@@ -6,12 +6,7 @@
 # Data: $TESSERA_DATA_DIR (default: <repo>/../shared/data).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-# Help wherever it is asked for: passed on to ctest it would come after a full build.
-for arg in "$@"; do
-  if [[ $arg == -h || $arg == --help ]]; then
-    sed -n '2,6p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0
-  fi
-done
+usage_if_asked "${BASH_SOURCE[0]}" 2,6 "$@"
 parse_common_args "$@"
 
 # Our own --label-exclude is merged with the automatic `gpu` exclusion.
