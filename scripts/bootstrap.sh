@@ -287,13 +287,25 @@ install_reusable() {
   return 1
 }
 
+# A build folder left by an interrupted run (Ctrl-C, a lost session: Kokkos Kernels alone takes
+# ~15 min on 2 cores) holds a record of what it was building; a rerun from the same sources
+# with the same compilers goes on in it instead of starting over. A failed build drops the
+# record, so the next run starts clean.
 build_and_install() {
   local src=$1 bld=$DEPS_ROOT/build-$CFG-$KEY
   need_tools cmake c++
   [[ ${#GEN[@]} -gt 0 ]] || need_tools make
-  local cxx=()
+  local cxx=() record="sources=$src toolchain=$TOOLCHAIN"
   [[ $CFG == cuda ]] && find_nvcc
-  rm -rf "$PREFIX" "$bld"
+  rm -rf "$PREFIX"
+  if [[ -f $bld/.building && $(cat "$bld/.building") == "$record" ]]; then
+    step "resuming the interrupted build in $bld"
+  else
+    rm -rf "$bld"
+    mkdir -p "$bld"
+    echo "$record" > "$bld/.building"
+  fi
+  failed() { tail -n 30 "$2" >&2; rm -f "$bld/.building"; die "$1 failed (log: $2)"; }
   if [[ $CFG == cuda ]]; then
     # Compile with the copy of nvcc_wrapper that ends up in the prefix: Kokkos records
     # its compiler in KokkosConfigCommon.cmake, and the sources may not outlive the install.
@@ -304,19 +316,19 @@ build_and_install() {
   step "configuring Kokkos 3.4.1 ($CFG) -> $PREFIX"
   cmake -S "$src/kokkos" -B "$bld/kokkos" "${GEN[@]}" "${cxx[@]}" "${KOKKOS_OPTS[@]}" \
         -DCMAKE_INSTALL_PREFIX="$PREFIX" > "$bld.kokkos-configure.log" 2>&1 ||
-    { tail -n 30 "$bld.kokkos-configure.log" >&2; die "Kokkos configure failed (log: $bld.kokkos-configure.log)"; }
+    failed "Kokkos configure" "$bld.kokkos-configure.log"
   step "building Kokkos ($JOBS jobs)"
   cmake --build "$bld/kokkos" -j "$JOBS" > "$bld.kokkos-build.log" 2>&1 ||
-    { tail -n 30 "$bld.kokkos-build.log" >&2; die "Kokkos build failed (log: $bld.kokkos-build.log)"; }
+    failed "Kokkos build" "$bld.kokkos-build.log"
   cmake --install "$bld/kokkos" > /dev/null
   if [[ $BUILD_KK == 1 ]]; then
     step "configuring Kokkos Kernels 3.4.1 (ETI double+float, int/int, LayoutLeft)"
     cmake -S "$src/kokkos-kernels" -B "$bld/kk" "${GEN[@]}" "${KK_OPTS[@]}" \
           -DKokkos_ROOT="$PREFIX" -DCMAKE_INSTALL_PREFIX="$PREFIX" > "$bld.kk-configure.log" 2>&1 ||
-      { tail -n 30 "$bld.kk-configure.log" >&2; die "Kokkos Kernels configure failed (log: $bld.kk-configure.log)"; }
+      failed "Kokkos Kernels configure" "$bld.kk-configure.log"
     step "building Kokkos Kernels ($JOBS jobs; ~15 min on 2 cores)"
     cmake --build "$bld/kk" -j "$JOBS" > "$bld.kk-build.log" 2>&1 ||
-      { tail -n 30 "$bld.kk-build.log" >&2; die "Kokkos Kernels build failed (log: $bld.kk-build.log)"; }
+      failed "Kokkos Kernels build" "$bld.kk-build.log"
     cmake --install "$bld/kk" > /dev/null
   fi
   printf 'config=%s\nkey=%s\nsources=%s\nkokkos=3.4.1\nkokkos_kernels=%s\ndate=%s\ntoolchain=%s\n' \
