@@ -65,6 +65,29 @@ inline std::vector<double> absolute_values(std::vector<double> v) {
   return v;
 }
 
+// The entries of `x` in its leading slices along `mode`, as many as keep the entries of
+// `product` in them at most `max_entries` (at least one slice), where the product's mode 0 is
+// x's `mode` (the rows of A in A B, mode 1 of B in ttm): an operand cut so that its product
+// stays small.
+inline tessera::HostCoo<double> leading_slices_within(const tessera::HostCoo<double>& x, int mode,
+                                                      const tessera::HostCoo<double>& product,
+                                                      std::int64_t max_entries) {
+  std::vector<std::int64_t> per_slice(static_cast<std::size_t>(x.shape[mode]), 0);
+  for (std::int64_t n = 0; n < product.nnz(); ++n) ++per_slice[product.coord(n, 0)];
+  std::int64_t slices = 0, entries = 0;
+  while (slices < x.shape[mode] && (slices == 0 || entries + per_slice[slices] <= max_entries))
+    entries += per_slice[slices++];
+  tessera::HostCoo<double> head;
+  head.shape = x.shape;
+  head.shape[mode] = slices;
+  for (std::int64_t n = 0; n < x.nnz(); ++n)
+    if (x.coord(n, mode) < slices) {
+      head.coords.insert(head.coords.end(), x.coords.begin() + n * x.order(), x.coords.begin() + (n + 1) * x.order());
+      head.values.push_back(x.values[n]);
+    }
+  return head;
+}
+
 // Most entries in one row of a matrix (the terms of one entry of A x).
 inline std::int64_t longest_row(const tessera::HostCoo<double>& coo) {
   std::vector<std::int64_t> count(static_cast<std::size_t>(coo.shape[0]), 0);
