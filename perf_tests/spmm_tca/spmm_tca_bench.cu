@@ -20,6 +20,8 @@
 // multiplied in a loop), and the call is enqueued while the GPU is busy (right after a host
 // wait, a call of a few microseconds would time the launch latency and the idle clock).
 // DRAM floor: (pos + crd + vals + B + C written once) / measured copy bandwidth.
+// PLAN: the host time of TcaPlan::build per matrix (row analysis, column reuse, upload), also
+// in calls of ours at the first N and precision.
 // --ours-only skips cuSPARSE (its columns print '-'): for comparing kernel variants
 // against the cuSPARSE figures of an earlier full run.
 // --real-only skips the synthetic matrices (quick rounds on a folder of chosen real ones).
@@ -326,12 +328,21 @@ int main(int argc, char** argv) {
     std::printf("| matrix | rows | nnz | N | prec | ours GFLOP/s | cuSPARSE GFLOP/s | cuSPARSE alg | speedup | ours %% of DRAM floor | kernel |\n");
     std::printf("|---|---:|---:|---:|---|---:|---:|---|---:|---:|---|\n");
     std::map<std::pair<std::string, std::int64_t>, std::vector<double>> logs;  // (prec, N) -> log speedups
+    struct PlanTime {
+      double ms;
+      std::string matrix;
+      double call_ms;  // our call at the first N and precision
+    };
+    std::vector<PlanTime> plan_ms;
     struct Worst { double s = 1e30; std::string what; };
     std::map<std::string, Worst> worst;
     for (std::size_t mi = 0; mi < mats.size(); ++mi) {
       Csr& A = mats[mi];
       if (mi >= n_synth) make_representable(A);
+      const auto plan_start = std::chrono::steady_clock::now();
       auto plan = kc::TcaPlan::build(A.pos.data(), A.rows, 0, row_chunk, A.crd.data(), shared_min_reuse);
+      plan_ms.push_back({std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - plan_start).count(),
+                         A.name, 0.0});
       for (auto n : ns)
         for (const std::string& prec : precs) {
           const Result r = prec == "fp16"   ? bench<__half>(A, *plan, n, bw, handle)
@@ -340,6 +351,7 @@ int main(int argc, char** argv) {
                                             : bench<double>(A, *plan, n, bw, handle);
           const double flop = 2.0 * A.nnz() * n;
           const double s = r.cusp_ms / r.ours_ms;
+          if (n == ns.front() && prec == precs.front()) plan_ms.back().call_ms = r.ours_ms;
           const char* pname = prec.c_str();
           if (ours_only) {
             std::printf("| %s | %lld | %lld | %lld | %s | %.1f | - | - | - | %.1f | %s |\n", A.name.c_str(),
@@ -357,6 +369,15 @@ int main(int argc, char** argv) {
           if (n >= 64 && s < worst[pname].s) worst[pname] = {s, A.name + " N=" + std::to_string(n)};
         }
     }
+    // What a plan costs against the calls it serves (built once per matrix and reused).
+    std::sort(plan_ms.begin(), plan_ms.end(), [](const PlanTime& a, const PlanTime& b) { return a.ms < b.ms; });
+    std::vector<double> calls;
+    for (const PlanTime& p : plan_ms) calls.push_back(p.ms / p.call_ms);
+    std::sort(calls.begin(), calls.end());
+    std::printf("\nPLAN TcaPlan::build (host analysis + upload) over %zu matrices: median %.2f ms, max %.2f ms (%s); "
+                "median %.0f, max %.0f calls' worth of ours at N = %lld, %s\n",
+                plan_ms.size(), plan_ms[plan_ms.size() / 2].ms, plan_ms.back().ms, plan_ms.back().matrix.c_str(),
+                calls[calls.size() / 2], calls.back(), static_cast<long long>(ns.front()), precs.front().c_str());
     if (ours_only) {
       cusparseDestroy(handle);
       return 0;

@@ -3,18 +3,19 @@
 // and precision, N in {1, 7, 32, 64, 128, 256, 512}, row- and column-major B and C,
 // outputs poisoned with NaN before beta == 0 runs; plans with and without shared columns, and
 // split windows summed in clusters; tca_tune's pick (timed from a cold and from a warm L2),
-// with C checked untouched by the tuning; N past 65535 column tiles and a row ending at
-// nnz = INT_MAX.
+// with C checked untouched by the tuning; N past 65535 column tiles, a row ending at
+// nnz = INT_MAX, and the plans' window column reuse.
 // Stand-alone (no Kokkos, no gtest) so it builds with plain nvcc on the GPU machine; the gtest
 // spmm_tca_cuda_test covers the Kokkos front end.
 // --real-only skips the synthetic matrices (run_device.sh splits the sweep over processes);
-// --large-only runs only the two large cases (N past the grid, nnz = INT_MAX).
+// --large-only runs only the large cases (N past the grid, nnz = INT_MAX) and the reuse check.
 // Usage: spmm_tca_check [matrix_dir] [--quick] [--real-only | --large-only]   exit 0 iff every case passes.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <cstring>
 #include <limits>
+#include <set>
 
 #include "tca_harness.hpp"
 #include "tessera/core/command_line.hpp"
@@ -123,6 +124,40 @@ void run_config(const Csr& A, const kc::TcaPlan& plan, const Config& cfg, std::i
     case kc::TcaType::BF16: return run_case<__nv_bfloat16>(A, plan, cfg, n, left, alpha, beta, seed);
     case kc::TcaType::F32: return run_case<float>(A, plan, cfg, n, left, alpha, beta, seed);
     case kc::TcaType::F64: return run_case<double>(A, plan, cfg, n, left, alpha, beta, seed);
+  }
+}
+
+// The plan's window column reuse (which decides whether windows share their columns) against a
+// count by std::set per window: column ids within a few times nnz (the plan marks columns) and
+// spread far wider (it sorts), and a row holding a column twice (0).
+void check_window_column_reuse() {
+  auto expected = [](const Csr& A) {
+    std::int64_t distinct = 0;
+    for (std::int64_t r0 = 0; r0 < A.rows; r0 += kc::kWindowRows) {
+      std::set<int> cols;
+      for (std::int64_t r = r0; r < std::min<std::int64_t>(r0 + kc::kWindowRows, A.rows); ++r) {
+        const std::set<int> row(A.crd.begin() + A.pos[r], A.crd.begin() + A.pos[r + 1]);
+        if (static_cast<int>(row.size()) != A.pos[r + 1] - A.pos[r]) return 0.0;
+        cols.insert(row.begin(), row.end());
+      }
+      distinct += static_cast<std::int64_t>(cols.size());
+    }
+    return distinct > 0 ? static_cast<double>(A.nnz()) / static_cast<double>(distinct) : 0.0;
+  };
+  std::vector<Csr> mats = {banded("banded_3000_w9", 3000, 9, 21), uniform("uniform_2000x3000", 2000, 3000, 20, 22),
+                           uniform("wide_ids_300x50000000", 300, 50000000, 4, 23)};
+  Csr twice = uniform("row_with_a_column_twice", 100, 200, 6, 24);
+  std::int64_t r = 41;
+  while (twice.pos[r + 1] - twice.pos[r] < 2) ++r;
+  twice.crd[twice.pos[r] + 1] = twice.crd[twice.pos[r]];  // a row's second entry repeats its first
+  mats.push_back(twice);
+  for (const Csr& A : mats) {
+    const double got = kc::TcaPlan::build(A.pos.data(), A.rows, 0, 0, A.crd.data())->stats().window_column_reuse;
+    const double want = expected(A);
+    ++cases;
+    if (got != want) ++failures;
+    std::printf("%s window column reuse %-24s %.4f (expected %.4f)\n", got == want ? "ok  " : "FAIL", A.name.c_str(),
+                got, want);
   }
 }
 
@@ -273,6 +308,7 @@ int main(int argc, char** argv) {
         run_config(wide, *plan, rs32, n, true, 1.0, 0.0, 610 + seg);
       }
       std::printf("synthetic N = %lld  cases=%d failures=%d\n", static_cast<long long>(n), cases, failures);
+      check_window_column_reuse();
       check_int_max_nnz();
       std::fflush(stdout);
     }

@@ -1035,6 +1035,46 @@ void run_row_split(const TcaPlan* plan, const TcaArgs& a, cudaStream_t stream) {
                             plan->chunked_row_first_chunk(), 1, ws.ptr, n_load, a, stream);
 }
 
+// nnz / (sum over windows of their distinct columns); 0 where a row holds a column twice (a
+// slot's row mask cannot say so). Decides whether a plan shares columns before the slots are
+// built: building them sorts each window's nonzeros and searches each one's row, which took
+// 10-140 times the rest of a plan, and most plans do not share. Here each column keeps a mark
+// of the last window that held it and of that window's rows holding it: one pass. Where the
+// column ids span far more than the nonzeros (the marks would outweigh the matrix), each
+// window's (column, row) keys are sorted instead.
+double window_column_reuse(const int* pos_host, const int* crd_host, std::int64_t rows) {
+  const std::int64_t nnz = pos_host[rows];
+  const int max_col = *std::max_element(crd_host, crd_host + nnz);
+  std::int64_t distinct = 0;
+  if (max_col < 4 * nnz + (1 << 20)) {
+    std::vector<std::int64_t> mark(static_cast<std::size_t>(max_col) + 1, 0);  // (window + 1) << 8 | row bits
+    for (std::int64_t r0 = 0, w = 1; r0 < rows; r0 += kWindowRows, ++w)
+      for (std::int64_t r = r0; r < std::min<std::int64_t>(r0 + kWindowRows, rows); ++r) {
+        const std::int64_t bit = std::int64_t{1} << (r - r0);
+        for (int p = pos_host[r]; p < pos_host[r + 1]; ++p) {
+          std::int64_t& m = mark[crd_host[p]];
+          if (m >> 8 != w) m = w << 8 | bit, ++distinct;
+          else if (m & bit) return 0.0;
+          else m |= bit;
+        }
+      }
+  } else {
+    std::vector<std::int64_t> keys;  // column x kWindowRows + row in the window
+    for (std::int64_t r0 = 0; r0 < rows; r0 += kWindowRows) {
+      keys.clear();
+      for (std::int64_t r = r0; r < std::min<std::int64_t>(r0 + kWindowRows, rows); ++r)
+        for (int p = pos_host[r]; p < pos_host[r + 1]; ++p)
+          keys.push_back(static_cast<std::int64_t>(crd_host[p]) * kWindowRows + (r - r0));
+      std::sort(keys.begin(), keys.end());
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (i > 0 && keys[i] == keys[i - 1]) return 0.0;
+        distinct += i == 0 || keys[i] / kWindowRows != keys[i - 1] / kWindowRows;
+      }
+    }
+  }
+  return distinct > 0 ? static_cast<double>(nnz) / static_cast<double>(distinct) : 0.0;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------
@@ -1074,9 +1114,12 @@ std::shared_ptr<TcaPlan> TcaPlan::build_layout(const int* pos_host, std::int64_t
   std::vector<int> slot_cols, slot_value_begin, value_perm, window_first_slot;
   std::vector<unsigned char> slot_rows;
   if (crd_host && st.nnz > 0) {
+    st.window_column_reuse = window_column_reuse(pos_host, crd_host, rows);
+    st.shared_columns = st.window_column_reuse > 0 && st.window_column_reuse >= shared_column_min_reuse;
+  }
+  if (st.shared_columns) {
     std::vector<std::pair<int, int>> window;  // (column, nonzero index): row order within a column
-    bool duplicates = false;
-    for (std::int64_t r0 = 0; r0 < rows && !duplicates; r0 += kWindowRows) {
+    for (std::int64_t r0 = 0; r0 < rows; r0 += kWindowRows) {
       const std::int64_t r1 = std::min<std::int64_t>(r0 + kWindowRows, rows);
       window_first_slot.push_back(static_cast<int>(slot_cols.size()));
       window.clear();
@@ -1090,23 +1133,14 @@ std::shared_ptr<TcaPlan> TcaPlan::build_layout(const int* pos_host, std::int64_t
           slot_cols.push_back(window[i].first);
           slot_rows.push_back(0);
           slot_value_begin.push_back(static_cast<int>(value_perm.size()));
-        } else if (slot_rows.back() & row_bit) {
-          duplicates = true;  // a row holding a column twice: one mask bit cannot say so
-          break;
         }
-        slot_rows.back() |= row_bit;
+        slot_rows.back() |= row_bit;  // no row holds a column twice (window_column_reuse > 0)
         value_perm.push_back(window[i].second);
       }
     }
-    if (!duplicates) st.window_column_reuse = static_cast<double>(st.nnz) / static_cast<double>(slot_cols.size());
-    st.shared_columns = !duplicates && st.window_column_reuse >= shared_column_min_reuse;
-    if (st.shared_columns) {
-      window_first_slot.push_back(static_cast<int>(slot_cols.size()));
-      slot_value_begin.push_back(static_cast<int>(value_perm.size()));
-      st.slots = static_cast<std::int64_t>(slot_cols.size());
-    } else {
-      slot_cols.clear(), slot_rows.clear(), slot_value_begin.clear(), value_perm.clear(), window_first_slot.clear();
-    }
+    window_first_slot.push_back(static_cast<int>(slot_cols.size()));
+    slot_value_begin.push_back(static_cast<int>(value_perm.size()));
+    st.slots = static_cast<std::int64_t>(slot_cols.size());
   }
   // Segments count K units: nonzeros, or slots with shared columns (a slot costs a gather and a
   // K slot of an MMA, as a nonzero does without).
