@@ -664,7 +664,7 @@ const T* row_major_b(const TcaArgs& a, DeviceBuffer<T>& packed, long long& ldb, 
   const T* B = static_cast<const T*>(a.B.ptr);
   if (a.cols > 0 && a.B.row_stride == 1 && a.n > 1) {
     const long long k_tiles = (a.cols + 31) / 32, n_tiles = (n_load + 31) / 32;
-    if (k_tiles > 0x7fffffffLL || n_tiles > 65535) throw Error("spmm_tca: B too large to repack");
+    if (k_tiles > 0x7fffffffLL) throw Error("spmm_tca: B too large to repack");  // n_tiles: see kSliceColumns
     tca_pack_b_transpose_kernel<T><<<dim3(static_cast<unsigned>(k_tiles), static_cast<unsigned>(n_tiles)),
                                      dim3(32, 8), 0, stream>>>(B, a.B.col_stride, packed.ptr, a.cols,
                                                                static_cast<int>(a.n), n_load);
@@ -828,7 +828,7 @@ bool programmatic_launches() {
 template <class T, class W>
 void launch_finalize(const void* slots, long long blocks, const int* split_rows, const int* part_begin,
                      int rows_per_split, const W* ws, long long ws_ld, const TcaArgs& a, cudaStream_t stream) {
-  if (blocks > 0x7fffffffLL || (a.n + 31) / 32 > 65535) throw Error("spmm_tca: too many split rows or columns");
+  if (blocks > 0x7fffffffLL) throw Error("spmm_tca: too many split rows");  // column tiles: see kSliceColumns
   launch_kernel_after(programmatic_launches(), tca_finalize_kernel<T, W>,
                       dim3(static_cast<unsigned>(blocks), static_cast<unsigned>((a.n + 31) / 32)),
                       dim3(kFinalizeBlockWarps * 32), 0, stream, static_cast<const FinalizeSlot*>(slots), split_rows,
