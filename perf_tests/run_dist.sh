@@ -63,14 +63,14 @@ else
 fi
 out=$repo/perf_tests/results/dist_spmv_spmm_host.md
 {
-  echo "# Distributed SpMV / SpMM strong scaling: Tessera (dist::spmv, dist::spmm) vs PETSc (MatMult, MatMatMult MPIAIJ x MPIDENSE)"
+  echo "# Distributed SpMV / SpMM strong scaling: Tessera (dist::spmv, dist::spmm) vs PETSc (MatMult, MatMatMult AIJ x DENSE)"
   echo
   echo "- CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1) ($(getconf _NPROCESSORS_ONLN) logical CPUs, load average (1, 5, 15 min) $load_start before the runs, $load_end after), 1 OpenMP thread per rank, Open MPI $(mpiexec --version 2>/dev/null | head -1 | awk '{print $NF}')"
   echo "- date: $(date -u +%Y-%m-%dT%H:%M:%S+00:00)"
   echo "- commit: $commit"
   echo "- time: ms per call, slowest rank; each launch takes the median of ${RUNS:-5} batches of ${REPS:-20} calls, the table the median over ${LAUNCHES:-3} launches (separate processes); PETSc ratio = PETSc time / Tessera time (> 1: Tessera faster)"
   echo "- efficiency: t(1 rank) / (ranks x t(ranks)), same library; max |diff|: largest difference between the two libraries' results"
-  echo "- SpMM: B and C with k = $k columns; PETSc: MatMatMult(MPIAIJ, MPIDENSE, MAT_REUSE_MATRIX)"
+  echo "- SpMM: B and C with k = $k columns; PETSc: MatMatMult(A, B, MAT_REUSE_MATRIX), A and B of the types listed below"
   echo
   grep '^<!--' "$rows" | sed 's/^<!-- \(.*\) -->$/- \1/' | sort -u
   echo

@@ -1,6 +1,7 @@
 // Strong scaling of tessera::dist::spmv and tessera::dist::spmm against PETSc's
-// MatMult and MatMatMult (MATMPIAIJ times MATMPIDENSE) in the same run: both use the
-// same rows on the same ranks (PETSc's row ownership is set to Tessera's blocks),
+// MatMult and MatMatMult (MATMPIAIJ times MATMPIDENSE; on one rank MATSEQAIJ times
+// MATSEQDENSE, PETSc's own types there) in the same run: both use the same rows on
+// the same ranks (PETSc's row ownership is set to Tessera's blocks),
 // the same x / B values, and their results are compared after timing.
 // Each rank computes on the host with its own thread count (OMP_NUM_THREADS, 1 for
 // pure MPI scaling). A time is the slowest rank's, per call, median of --runs
@@ -205,8 +206,14 @@ void run(const Args& args) {
   LocalCsr csr = local_csr(A);
   Mat PA, PB, PC;
   Vec px, py;
-  PETSC_CHECK(MatCreateMPIAIJWithArrays(comm, m, n, A.extent(0), A.extent(1), csr.row_ptr.data(), csr.cols.data(),
-                                        csr.vals.data(), &PA));
+  // On one rank PETSc's own choice (MATAIJ, and MatCreateDense below) is the sequential pair SeqAIJ x SeqDense;
+  // an MPIAIJ A with that SeqDense B has no product kernel and MatMatMult falls back to one MatMult per
+  // column of B (2.8x slower: perf_tests/results/dist_spmv_spmm_host.md). SeqAIJ uses csr's arrays in place.
+  if (ranks == 1)
+    PETSC_CHECK(MatCreateSeqAIJWithArrays(comm, m, n, csr.row_ptr.data(), csr.cols.data(), csr.vals.data(), &PA));
+  else
+    PETSC_CHECK(MatCreateMPIAIJWithArrays(comm, m, n, A.extent(0), A.extent(1), csr.row_ptr.data(), csr.cols.data(),
+                                          csr.vals.data(), &PA));
   PETSC_CHECK(MatCreateVecs(PA, &px, &py));
   {
     PetscScalar* a;
@@ -223,6 +230,12 @@ void run(const Args& args) {
     PETSC_CHECK(MatDenseRestoreArray(PB, &a));
   }
   PETSC_CHECK(MatMatMult(PA, PB, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &PC));
+  if (rank == 0) {
+    MatType ta, tb;
+    PETSC_CHECK(MatGetType(PA, &ta));
+    PETSC_CHECK(MatGetType(PB, &tb));
+    std::printf("<!-- PETSc on %d ranks: MatMult and MatMatMult of %s x %s -->\n", ranks, ta, tb);
+  }
   const auto times_spmv = time_per_call(comm, args, {tessera_spmv, [&] { PETSC_CHECK(MatMult(PA, px, py)); }});
   const auto times_spmm = time_per_call(
       comm, args, {tessera_spmm, [&] { PETSC_CHECK(MatMatMult(PA, PB, MAT_REUSE_MATRIX, PETSC_DEFAULT, &PC)); }});
