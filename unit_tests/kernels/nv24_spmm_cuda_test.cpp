@@ -53,6 +53,28 @@ TEST(Nv24SpmmCuda, TunedLaunchTimedOncePerShape) {
   EXPECT_EQ(tessera::kernels::cuda::nv24_tuned_shapes(), before + 2);
 }
 
+// The launches kept per shape are bounded: past kNv24KeptShapes shapes the oldest is dropped,
+// and a dropped shape asked for again gets the same launch (estimated again).
+TEST(Nv24SpmmCuda, KeptLaunchesAreBounded) {
+  namespace tc = tessera::kernels::cuda;
+  tc::Nv24Args args{};
+  args.type = tc::Nv24Type::F16;
+  args.n = 512, args.k = 256, args.k_padded = 256;
+  const auto shape = [&](std::int64_t i) {
+    args.m = 64 + i;
+    return args;
+  };
+  const tc::Nv24Launch first = tc::nv24_choose(shape(0));
+  for (std::int64_t i = 1; i < static_cast<std::int64_t>(tc::kNv24KeptShapes) + 64; ++i) {
+    tc::nv24_choose(shape(i));
+    ASSERT_LE(tc::nv24_chosen_shapes(), tc::kNv24KeptShapes) << "after " << i + 1 << " shapes";
+  }
+  EXPECT_EQ(tc::nv24_chosen_shapes(), tc::kNv24KeptShapes);
+  const tc::Nv24Launch again = tc::nv24_choose(shape(0));
+  EXPECT_EQ(tc::nv24_chosen_shapes(), tc::kNv24KeptShapes);
+  EXPECT_EQ(tc::to_string(again), tc::to_string(first));
+}
+
 TEST(Nv24SpmmCuda, UnalignedRowStrideIsPacked) {
   // k = 37: a row-major A has row stride 37 (not a multiple of 8), so A is packed first
   using T = tessera::bf16_t;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -14,6 +15,9 @@
 
 namespace tessera::kernels::cuda::nv24_detail {
 
+// At most kNv24KeptShapes shapes (about 100 bytes each): a program that sees more distinct shapes
+// (a batch size that varies call by call, say) forgets the oldest first, and pays its estimate or
+// timing again if it comes back, instead of growing without end.
 class LaunchCache {
  public:
   // device (the current one), element type, requested tile, m, n, k, k_padded
@@ -30,7 +34,12 @@ class LaunchCache {
   }
   void store(const Key& key, const Nv24Launch& launch) {
     std::lock_guard<std::mutex> lock(mutex_);
-    launches_.emplace(key, launch);
+    if (!launches_.emplace(key, launch).second) return;  // another thread stored it first
+    order_.push_back(key);
+    if (order_.size() > kNv24KeptShapes) {
+      launches_.erase(order_.front());
+      order_.pop_front();
+    }
   }
   std::size_t size() const {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -40,6 +49,7 @@ class LaunchCache {
  private:
   mutable std::mutex mutex_;
   std::map<Key, Nv24Launch> launches_;
+  std::deque<Key> order_;  // the keys of launches_, oldest first
 };
 
 }  // namespace tessera::kernels::cuda::nv24_detail

@@ -642,6 +642,8 @@ Nv24Launch nv24_choose(const Nv24Args& args, Nv24Tile tile) {
   return launch;
 }
 
+std::size_t nv24_chosen_shapes() { return chosen_launches.size(); }
+
 std::vector<Nv24Launch> nv24_candidates(const Nv24Args& args) {
   const DeviceInfo d = device_info();
   std::vector<Nv24Launch> out = {nv24_choose(args)};

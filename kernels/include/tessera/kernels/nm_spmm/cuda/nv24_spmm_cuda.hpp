@@ -85,6 +85,11 @@ struct Nv24Launch {
 // device, from an estimate of waves x per-block time plus the split-K reduction; estimated
 // once per device, type, tile and shape, then kept (thread-safe).
 Nv24Launch nv24_choose(const Nv24Args& args, Nv24Tile tile = Nv24Tile::Auto);
+// How many shapes nv24_choose and nv24_tuned each keep: past that, the oldest shape's launch is
+// dropped (and estimated or timed again if that shape comes back).
+inline constexpr std::size_t kNv24KeptShapes = 4096;
+// Shapes (with device and tile) whose nv24_choose launch is kept now.
+std::size_t nv24_chosen_shapes();
 const char* to_string(Nv24Tile t);
 // A block tile's extent (`tile` not Auto): columns of C (weight rows) and rows of C
 // (activation rows) per block. A tail's head covers whole multiples of its tile's rows.
@@ -117,7 +122,8 @@ Nv24Launch nv24_tune(const Nv24Args& args, cudaStream_t stream);
 // the first call for that shape in the process and kept for later ones (the launch does not
 // depend on the values, only on the shape); nv24_choose's while `stream` is being captured.
 Nv24Launch nv24_tuned(const Nv24Args& args, cudaStream_t stream);
-// Shapes nv24_tuned has timed in this process.
+// Shapes whose nv24_tuned launch is kept now (those timed in this process, at most
+// kNv24KeptShapes).
 std::size_t nv24_tuned_shapes();
 
 // Runs on `stream`. splits > 0 forces the K split count (clamped to the k tiles; no tail; at
