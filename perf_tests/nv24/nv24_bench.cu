@@ -13,8 +13,9 @@
 // three sampled rows. --tuned runs nv24_tune's launch for each shape instead of Auto's (tuned
 // once per shape before the timing, the cost printed) and times Auto's beside it, interleaved.
 // --choice-cost times only the host side of Auto's choice (nv24_choose, which every nv24_spmm
-// call without a launch runs) on each shape, and prints it with the launch chosen.
-// Usage: nv24_bench [--quick | --sweep | --sweep-set | --choice-cost] [--tuned]
+// call without a launch runs) on each shape, and prints it with the launch chosen. --cold-l2
+// times single calls from a cold L2 instead of back-to-back calls (SampleProtocol below).
+// Usage: nv24_bench [--quick | --sweep | --sweep-set | --choice-cost] [--tuned] [--cold-l2]
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -57,12 +58,26 @@ __global__ void fill_random(__half* p, std::int64_t n, std::uint64_t seed) {
   }
 }
 
-// Median of 7 samples of 10 back-to-back calls on stream s, after 3 warm-ups.
-static const EventTiming kTiming{3, 7, 10, nullptr};
+// How a sample is taken. Warm (default): 10 back-to-back calls, each finding the operands the
+// call before left in the L2 (a layer run over and over; the compressed weight of the smaller
+// shapes fits the H100's 50 MB). --cold-l2: one call after a write over twice the L2, so that
+// weight and activations come from DRAM (a layer whose weight other layers evicted since its
+// last use); 15 samples, as single calls vary more.
+struct SampleProtocol {
+  EventTiming how{3, 7, 10, nullptr};
+  void* flush = nullptr;  // --cold-l2: 2 x L2 bytes written before each sample
+  std::size_t flush_bytes = 0;
+  void before_sample(cudaStream_t s) const {
+    if (flush) HARNESS_CHECK(cudaMemsetAsync(flush, 0, flush_bytes, s));
+  }
+};
+static SampleProtocol g_protocol;
+
+// Median time per call of fn on stream s under g_protocol.
 static float median_ms(const std::function<void()>& fn, cudaStream_t s) {
-  EventTiming how = kTiming;
+  EventTiming how = g_protocol.how;
   how.stream = s;
-  return static_cast<float>(median_event_ms(fn, how));
+  return static_cast<float>(median_event_ms(fn, how, [s] { g_protocol.before_sample(s); }));
 }
 
 // How long a library runs alone before its sustained time is taken: long enough for the board
@@ -178,11 +193,13 @@ struct Row {
 
 int main(int argc, char** argv) {
   std::string mode;
-  bool tuned = false;
+  bool tuned = false, cold_l2 = false;
   const auto status = tessera::walk_command_line("nv24_bench", [&] {
-    for (tessera::CommandLine cl(argc, argv, "usage: nv24_bench [--quick | --sweep | --sweep-set | --choice-cost] [--tuned]\n");
+    for (tessera::CommandLine cl(argc, argv,
+                                 "usage: nv24_bench [--quick | --sweep | --sweep-set | --choice-cost] [--tuned] [--cold-l2]\n");
          cl.next();) {
       if (cl.is("--tuned")) tuned = true;
+      else if (cl.is("--cold-l2")) cold_l2 = true;
       else if (cl.is("--quick") || cl.is("--sweep") || cl.is("--sweep-set") || cl.is("--choice-cost")) mode = cl.arg();
       else cl.reject();
     }
@@ -202,6 +219,10 @@ int main(int argc, char** argv) {
     const bool have_lt = api.load();
     lt::Handle lth;
     if (have_lt) LT_CHECK(api.init(&lth));
+    DeviceBuf<unsigned char> flush(cold_l2 ? 2 * static_cast<std::size_t>(prop.l2CacheSize) : 0);
+    if (cold_l2) g_protocol = {EventTiming{3, 15, 1, nullptr}, flush.p, 2 * static_cast<std::size_t>(prop.l2CacheSize)};
+    std::printf("Timing: %s\n", cold_l2 ? "--cold-l2: median of 15 single calls, each after a write over 2 x L2"
+                                         : "median of 7 samples of 10 back-to-back calls (operands left in L2)");
     std::printf("GPU: %s (%d SMs); cuSPARSELt: %s\n\n", prop.name, prop.multiProcessorCount,
                 have_lt ? api.path.c_str() : "not found (column skipped)");
 
@@ -217,9 +238,10 @@ int main(int argc, char** argv) {
 
     // Times the libraries with their samples interleaved; sustained: each one alone too.
     auto time_all = [&](Row& row, const std::vector<std::function<void()>>& ops, bool sustained) {
-      EventTiming how = kTiming;
+      EventTiming how = g_protocol.how;
       how.stream = stream;
-      const std::vector<double> ms = median_event_ms_interleaved(ops, how);
+      const std::vector<double> ms =
+          median_event_ms_interleaved(ops, how, [&] { g_protocol.before_sample(stream); });
       row.cublas = static_cast<float>(ms[0]);
       row.nv24 = static_cast<float>(ms[1]);
       if (tuned) row.nv24_auto = static_cast<float>(ms.back());

@@ -2,7 +2,7 @@
 # One call on the GPU machine: the wgmma.sp layout probe (when built), correctness sweep,
 # compute-sanitizer memcheck on a subset, benchmark; on request (part "sanitizers") racecheck,
 # synccheck and initcheck on the subset. Binaries from build.sh (built here or carried), logs under $OUT (or ./nv24_out).
-# Usage: [SANITIZER_SECONDS=480] run_device.sh [bin_dir=.nv24_dev] [matrix_dir=<bin_dir>/data/matrices] [parts=check,memcheck,bench]
+# Usage: [SANITIZER_SECONDS=480] [BENCH_ARGS="--cold-l2 ..."] run_device.sh [bin_dir=.nv24_dev] [matrix_dir=<bin_dir>/data/matrices] [parts=check,memcheck,bench]
 #   (parts may also hold quickbench: the two cubes only). matrix_dir holds west0497.mtx.gz and
 #   cryg2500.mtx.gz (copied from the project's data; the GPU machine has no ../shared).
 set -uo pipefail
@@ -26,6 +26,6 @@ if [[ ,$parts, == *,sanitizers,* ]]; then
 fi
 if [[ ,$parts, == *,bench,* || ,$parts, == *,quickbench,* ]]; then
   quick=""; [[ ,$parts, == *,quickbench,* ]] && quick=--quick
-  timeout 400 "$bin/nv24_bench" $quick > "$out/bench.md" 2> "$out/bench.err"; echo "bench rc=$?"
+  timeout 400 "$bin/nv24_bench" $quick ${BENCH_ARGS:-} > "$out/bench.md" 2> "$out/bench.err"; echo "bench rc=$?"
   grep -E "SUMMARY|GPU" "$out/bench.md"; tail -2 "$out/bench.err"
 fi
