@@ -203,6 +203,8 @@ int main(int argc, char** argv) {
       else if (cl.is("--quick") || cl.is("--sweep") || cl.is("--sweep-set") || cl.is("--choice-cost")) mode = cl.arg();
       else cl.reject();
     }
+    if (cold_l2 && !mode.empty() && mode != "--quick")
+      throw tessera::Error("--cold-l2 times the tables (the default or --quick), not " + mode);
   });
   if (status) return *status;
   const bool quick = mode == "--quick";
