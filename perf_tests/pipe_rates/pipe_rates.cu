@@ -12,19 +12,11 @@
 // Usage: pipe_rates   (prints a markdown table; build with build.sh, sm_90 or newer)
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <vector>
+#include <exception>
 
-#define CHECK_CUDA(x)                                                                          \
-  do {                                                                                         \
-    const cudaError_t e_ = (x);                                                                \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(2);                                                                            \
-    }                                                                                          \
-  } while (0)
+#include "../common/event_timing.hpp"
+#include "../common/harness_check.hpp"
 
 enum Shape { M8N8K4, M16N8K4, M16N8K8, M16N8K16 };
 template <Shape S> struct Dmma;
@@ -120,7 +112,7 @@ const char* shape_name(Shape s) {
   return s == M8N8K4 ? "m8n8k4" : s == M16N8K4 ? "m16n8k4" : s == M16N8K8 ? "m16n8k8" : "m16n8k16";
 }
 
-struct Device { int sms; float* out; Clocks* clocks; cudaEvent_t e0, e1; };
+struct Device { int sms; float* out; Clocks* clocks; };
 
 // One row of the table: FMAs per SM per clock, and TFLOP/s of each pipe.
 template <int kRows, Shape S, int kDmmas, bool kConvert, bool kBurst = false>
@@ -131,24 +123,15 @@ void run(const Device& dev, int warps, double* ffma_only) {
   // four FFMA issues per clock, 128 DMMA FMAs per clock)
   const double clocks_per_trip = warps * (8.0 * kRows / 4 + kDmmas * Dmma<S>::fmas / 128.0);
   const int trips = static_cast<int>(2.0e-3 * 1.9e9 / clocks_per_trip);
-  kernel<<<dev.sms, warps * 32>>>(trips / 10, 1.0f, dev.out, dev.clocks);
-  CHECK_CUDA(cudaGetLastError());
-  CHECK_CUDA(cudaDeviceSynchronize());
-  std::vector<float> ms;
-  for (int r = 0; r < 5; ++r) {
-    CHECK_CUDA(cudaEventRecord(dev.e0));
-    kernel<<<dev.sms, warps * 32>>>(trips, 1.0f, dev.out, dev.clocks);
-    CHECK_CUDA(cudaGetLastError());
-    CHECK_CUDA(cudaEventRecord(dev.e1));
-    CHECK_CUDA(cudaEventSynchronize(dev.e1));
-    float t = 0.f;
-    CHECK_CUDA(cudaEventElapsedTime(&t, dev.e0, dev.e1));
-    ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
+  const double ms = median_event_ms(
+      [&] {
+        kernel<<<dev.sms, warps * 32>>>(trips, 1.0f, dev.out, dev.clocks);
+        HARNESS_CHECK(cudaGetLastError());
+      },
+      EventTiming{1, 5, 1, nullptr});
   Clocks c{};
-  CHECK_CUDA(cudaMemcpy(&c, dev.clocks, sizeof c, cudaMemcpyDeviceToHost));
-  const double ghz = static_cast<double>(c.cycles) / static_cast<double>(c.ns), seconds = ms[2] * 1e-3;
+  HARNESS_CHECK(cudaMemcpy(&c, dev.clocks, sizeof c, cudaMemcpyDeviceToHost));
+  const double ghz = static_cast<double>(c.cycles) / static_cast<double>(c.ns), seconds = ms * 1e-3;
   const double ffma = static_cast<double>(ffma_per_trip) * trips * warps, dm = static_cast<double>(dmma_per_trip) * trips * warps;
   const double per_clock = (ffma + dm) / (seconds * ghz * 1e9);  // FMAs per SM per clock
   if (kDmmas == 0 && kRows > 0) *ffma_only = per_clock;
@@ -162,14 +145,12 @@ void run(const Device& dev, int warps, double* ffma_only) {
               2 * (ffma + dm) * dev.sms / seconds * 1e-12, per_clock, per_clock / *ffma_only);
 }
 
-int main() {
+int main() try {
   cudaDeviceProp prop{};
-  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-  Device dev{prop.multiProcessorCount, nullptr, nullptr, nullptr, nullptr};
-  CHECK_CUDA(cudaMalloc(&dev.out, sizeof(float) * dev.sms * 256));
-  CHECK_CUDA(cudaMalloc(&dev.clocks, sizeof(Clocks)));
-  CHECK_CUDA(cudaEventCreate(&dev.e0));
-  CHECK_CUDA(cudaEventCreate(&dev.e1));
+  HARNESS_CHECK(cudaGetDeviceProperties(&prop, 0));
+  Device dev{prop.multiProcessorCount, nullptr, nullptr};
+  HARNESS_CHECK(cudaMalloc(&dev.out, sizeof(float) * dev.sms * 256));
+  HARNESS_CHECK(cudaMalloc(&dev.clocks, sizeof(Clocks)));
   std::printf("# %s, %d SMs, one block per SM\n\n", prop.name, dev.sms);
   std::printf("| loop | warps per SM | DMMA share of FMAs | SM GHz | FFMA TFLOP/s | DMMA TFLOP/s | total TFLOP/s | FMAs per SM per clock | over FFMA only |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -194,5 +175,9 @@ int main() {
     run<16, M16N8K4, 8, false, true>(dev, warps, &base);
     run<16, M16N8K4, 8, true, true>(dev, warps, &base);
   }
+  HARNESS_CHECK(cudaFree(dev.out));
+  HARNESS_CHECK(cudaFree(dev.clocks));
   return 0;
+} catch (const std::exception& e) {
+  return harness_error(e.what());
 }
