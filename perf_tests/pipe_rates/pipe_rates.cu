@@ -6,10 +6,10 @@
 // 8 x 16 outer product of an SGEMM-like thread tile (128 FFMAs, one row per step) and `kDmmas`
 // DMMAs of one shape on 8 independent accumulator tiles, spread over the 8 steps or issued after
 // them; with `kConvert` each DMMA's fp64 operands are converted from fp32 registers first
-// (cvt.f64.f32 of FFMA accumulators, which change every trip), as a kernel that stages fp32 data
-// must convert what it loads. Every configuration runs in this process on the same GPU, one block
-// per SM; rates from CUDA events (median of 5 launches of about 2 ms) and the SM clock read by
-// the kernel (clock64 over globaltimer).
+// (cvt.f64.f32), as a kernel that stages fp32 data must convert what it loads. Every
+// configuration runs in this process on the same GPU, one block per SM; rates from CUDA events
+// (median of 5 launches of about 2 ms) and the SM clock read by the kernel (clock64 over
+// globaltimer).
 // Usage: pipe_rates   (prints a markdown table; build with build.sh, sm_90 or newer)
 #include <cuda_runtime.h>
 
@@ -60,10 +60,11 @@ __global__ void __launch_bounds__(256, 1) pipes(int trips, float seed, float* ou
   constexpr int kPerStep = kBurst ? kDmmas : kDmmas >= 8 ? kDmmas / 8 : kDmmas > 0 ? 1 : 0;
   constexpr int kAt = kBurst ? 7 : 0;  // the step (mod kEvery) that issues DMMAs
   float a[8], b[kF], acc[8][kF];
+  float fa[8], fb[4];  // fp32 sources of the converted operands
   double da[8], db[4], dacc[8][4];
-  for (int i = 0; i < 8; ++i) a[i] = seed + threadIdx.x * 1e-6f * i, da[i] = 1.0 + i * 1e-9;
+  for (int i = 0; i < 8; ++i) a[i] = seed + threadIdx.x * 1e-6f * i, fa[i] = seed * i, da[i] = 1.0 + i * 1e-9;
   for (int j = 0; j < kF; ++j) b[j] = 0.999f - j * 1e-7f;
-  for (int j = 0; j < 4; ++j) db[j] = 0.5 - j * 1e-9;
+  for (int j = 0; j < 4; ++j) fb[j] = seed - j, db[j] = 0.5 - j * 1e-9;
   for (int i = 0; i < 8; ++i)
     for (int j = 0; j < kF; ++j) acc[i][j] = 0.f;
   for (int t = 0; t < 8; ++t)
@@ -79,16 +80,24 @@ __global__ void __launch_bounds__(256, 1) pipes(int trips, float seed, float* ou
       if (i % kEvery == kAt) {
 #pragma unroll
         for (int r = 0; r < kPerStep; ++r) {
-          if constexpr (kConvert) {  // from the FFMA accumulators: new values every trip, no extra FP32 work
-            static_assert(!kConvert || kRows > 0, "converted operands come from the FFMA accumulators");
+          if constexpr (kConvert) {
 #pragma unroll
-            for (int x = 0; x < Dmma<S>::a; ++x) da[x] = static_cast<double>(acc[(x + i) % 8][x % kF]);
+            for (int x = 0; x < Dmma<S>::a; ++x) da[x] = static_cast<double>(fa[(x + i) % 8]);
 #pragma unroll
-            for (int x = 0; x < Dmma<S>::b; ++x) db[x] = static_cast<double>(acc[(x + r + 4) % 8][(x + 8) % kF]);
+            for (int x = 0; x < Dmma<S>::b; ++x) db[x] = static_cast<double>(fb[(x + r) % 4]);
           }
           dmma<S>(dacc[(i / kEvery * kPerStep + r) % 8], da, db);
         }
       }
+    }
+    if constexpr (kConvert) {
+      // New fp32 sources every trip, so the conversions cannot be hoisted: one bit flipped by an
+      // integer XOR (12 per trip, not on the FP32 pipe). Converting FFMA accumulators instead
+      // measured slower: the FFMA that next writes one waits until the conversion has read it.
+#pragma unroll
+      for (int x = 0; x < 8; ++x) fa[x] = __int_as_float(__float_as_int(fa[x]) ^ 1);
+#pragma unroll
+      for (int x = 0; x < 4; ++x) fb[x] = __int_as_float(__float_as_int(fb[x]) ^ 1);
     }
   }
   Clocks c1;
