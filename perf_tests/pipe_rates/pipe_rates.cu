@@ -21,11 +21,11 @@
 
 enum Shape { M8N8K4, M16N8K4, M16N8K8, M16N8K16 };
 template <Shape S> struct Dmma;
-// Fragment sizes per thread (doubles): A, B, C; FMAs per warp instruction.
-template <> struct Dmma<M8N8K4> { static constexpr int a = 1, b = 1, c = 2, fmas = 8 * 8 * 4; };
-template <> struct Dmma<M16N8K4> { static constexpr int a = 2, b = 1, c = 4, fmas = 16 * 8 * 4; };
-template <> struct Dmma<M16N8K8> { static constexpr int a = 4, b = 2, c = 4, fmas = 16 * 8 * 8; };
-template <> struct Dmma<M16N8K16> { static constexpr int a = 8, b = 4, c = 4, fmas = 16 * 8 * 16; };
+// A and B fragment sizes per thread (doubles); FMAs per warp instruction.
+template <> struct Dmma<M8N8K4> { static constexpr int a = 1, b = 1, fmas = 8 * 8 * 4; };
+template <> struct Dmma<M16N8K4> { static constexpr int a = 2, b = 1, fmas = 16 * 8 * 4; };
+template <> struct Dmma<M16N8K8> { static constexpr int a = 4, b = 2, fmas = 16 * 8 * 8; };
+template <> struct Dmma<M16N8K16> { static constexpr int a = 8, b = 4, fmas = 16 * 8 * 16; };
 
 template <Shape S>
 __device__ __forceinline__ void dmma(double (&d)[4], const double (&a)[8], const double (&b)[4]) {
@@ -92,8 +92,9 @@ __global__ void __launch_bounds__(256, 1) pipes(int trips, float seed, float* ou
     }
     if constexpr (kConvert) {
       // New fp32 sources every trip, so the conversions cannot be hoisted: one bit flipped by an
-      // integer XOR (12 per trip, not on the FP32 pipe). Converting FFMA accumulators instead
-      // measured slower: the FFMA that next writes one waits until the conversion has read it.
+      // integer XOR (12 per trip, not on the FP32 pipe). FFMA accumulators as sources would tie
+      // each conversion to the FFMAs around it (the FFMA that next writes one waits until the
+      // conversion has read it), which a kernel converting loaded data does not pay.
 #pragma unroll
       for (int x = 0; x < 8; ++x) fa[x] = __int_as_float(__float_as_int(fa[x]) ^ 1);
 #pragma unroll
