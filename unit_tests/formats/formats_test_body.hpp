@@ -344,6 +344,32 @@ TYPED_TEST(Formats, ToDenseRefusesShapesThatOverflow) {
   EXPECT_THROW((void)tessera::to_dense(dcsr), tessera::OverflowError);  // 2^64 elements
 }
 
+// Sizes that fit the index types but not memory: an OutOfMemoryError naming the array and its
+// bytes, where std::bad_alloc (host vectors) and Kokkos' runtime_error (Views) said neither.
+TYPED_TEST(Formats, AllocationsThatDoNotFitAreOutOfMemoryErrors) {
+  using Csr64 = tessera::WithIndexTypes<tessera::CSR, std::int64_t, std::int64_t>;
+  const std::int64_t rows = std::int64_t{1} << 46;  // 2^46 + 1 row positions: 512 TiB
+  try {
+    (void)tessera::from_coo<double, Csr64, TypeParam>(HostCoo<double>{{rows, 4}, {5, 1}, {1.0}});
+    ADD_FAILURE() << "no OutOfMemoryError";
+  } catch (const tessera::OutOfMemoryError& e) {
+    EXPECT_EQ(e.label(), "tessera::pos1");
+    EXPECT_EQ(e.bytes(), (static_cast<std::size_t>(rows) + 1) * sizeof(std::int64_t));
+    EXPECT_NE(std::string(e.what()).find("'tessera::pos1'"), std::string::npos) << e.what();
+  }
+  using Dcsr64 = tessera::WithIndexTypes<tessera::DCSR, std::int64_t, std::int64_t>;
+  const std::int64_t side = std::int64_t{1} << 23;  // a dense image of 2^46 doubles: 512 TiB
+  const auto dcsr = tessera::from_coo<double, Dcsr64, TypeParam>(HostCoo<double>{{side, side}, {5, 7}, {1.0}});
+  try {
+    (void)tessera::to_dense(dcsr);
+    ADD_FAILURE() << "no OutOfMemoryError";
+  } catch (const tessera::OutOfMemoryError& e) {
+    EXPECT_EQ(e.label(), "tessera::dense");
+    EXPECT_EQ(e.bytes(), static_cast<std::size_t>(side) * static_cast<std::size_t>(side) * sizeof(double));
+    EXPECT_NE(std::string(e.what()).find(TypeParam::memory_space::name()), std::string::npos) << e.what();
+  }
+}
+
 #ifdef TESSERA_HAVE_KOKKOSKERNELS
 TYPED_TEST(Formats, CrsMatrixInteropSharesArrays) {
   const auto coo = tessera_test::random_coo({50, 70}, 500, 3);

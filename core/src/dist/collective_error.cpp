@@ -12,13 +12,13 @@
 namespace tessera::dist {
 namespace {
 
-enum class Kind : std::int64_t { Error, Io, Parse, Shape, Index, Overflow, Format, NotCompiled, Cuda };
+enum class Kind : std::int64_t { Error, Io, Parse, Shape, Index, Overflow, Format, NotCompiled, Cuda, OutOfMemory };
 
 struct Record {
   Kind kind = Kind::Error;
   std::string message;  // for ParseError: the part after "file:line: "
-  std::string file;
-  std::int64_t line = 0;
+  std::string file;       // OutOfMemoryError: the label
+  std::int64_t line = 0;  // OutOfMemoryError: the bytes (as the same 64 bits)
 };
 
 // The most derived classes first.
@@ -47,6 +47,8 @@ Record describe(std::exception_ptr error) {
     r = {Kind::NotCompiled, e.what()};
   } catch (const CudaError& e) {
     r = {Kind::Cuda, e.what()};
+  } catch (const OutOfMemoryError& e) {
+    r = {Kind::OutOfMemory, e.what(), e.label(), static_cast<std::int64_t>(e.bytes())};
   } catch (const std::bad_alloc&) {
     r = {Kind::Error, "out of memory (std::bad_alloc)"};
   } catch (const std::exception& e) {
@@ -68,6 +70,7 @@ Record describe(std::exception_ptr error) {
     case Kind::Format: throw FormatError(m);
     case Kind::NotCompiled: throw NotCompiled(m);
     case Kind::Cuda: throw CudaError(m);
+    case Kind::OutOfMemory: throw OutOfMemoryError::with_message(m, r.file, static_cast<std::size_t>(r.line));
     case Kind::Error: break;
   }
   throw Error(m);

@@ -2,6 +2,7 @@
 // Error hierarchy of Tessera. Every user-facing failure (bad files, bad shapes,
 // bad coordinates, index overflow, missing backends, CUDA failures) is reported
 // by throwing one of these; library code never aborts.
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -68,6 +69,29 @@ class AliasError : public Error {
 class NotCompiled : public Error {
  public:
   using Error::Error;
+};
+
+// An allocation failed, on the host or in a Kokkos memory space: the array's label, its
+// size in bytes and the memory space are in the message and in the accessors.
+class OutOfMemoryError : public Error {
+ public:
+  OutOfMemoryError(const std::string& label, std::size_t bytes, const std::string& space)
+      : OutOfMemoryError("out of memory: cannot allocate " + std::to_string(bytes) + " bytes for '" + label + "' in " +
+                             space,
+                         label, bytes) {}
+  // The same failure with another message (the distributed layer prefixes the failing rank).
+  static OutOfMemoryError with_message(const std::string& what, const std::string& label, std::size_t bytes) {
+    return OutOfMemoryError(what, label, bytes);
+  }
+  const std::string& label() const noexcept { return label_; }
+  std::size_t bytes() const noexcept { return bytes_; }
+
+ private:
+  OutOfMemoryError(const std::string& what, const std::string& label, std::size_t bytes)
+      : Error(what), label_(label), bytes_(bytes) {}
+
+  std::string label_;
+  std::size_t bytes_;
 };
 
 // A CUDA runtime or library call failed.

@@ -12,6 +12,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "tessera/core/allocation.hpp"
 #include "tessera/core/error.hpp"
 
 namespace tessera {
@@ -87,7 +88,7 @@ class Tensor {
     if constexpr (std::is_same_v<typename Dst::memory_space, typename Src::memory_space>) {
       return Dst(src);
     } else {
-      Dst dst(Kokkos::view_alloc(Kokkos::WithoutInitializing, src.label()), src.extent(0));
+      Dst dst = detail::uninitialized_view<Dst>(src.label(), src.extent(0));
       Kokkos::deep_copy(dst, src);
       return dst;
     }

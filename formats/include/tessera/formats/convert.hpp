@@ -150,10 +150,13 @@ DenseView<T, Enc::order, Space> to_dense(const Tensor<T, Enc, Space>& tensor) {
   constexpr int N = Enc::order;
   using Result = DenseView<T, N, Space>;
   const auto& s = tensor.shape();
-  detail::checked_dense_elements(s, sizeof(T), "to_dense");
+  const std::size_t bytes = detail::checked_dense_elements(s, sizeof(T), "to_dense") * sizeof(T);
   Kokkos::LayoutRight layout;
   for (int m = 0; m < N; ++m) layout.dimension[m] = static_cast<std::size_t>(s[m]);
-  auto host = Kokkos::create_mirror_view(Result("tessera::dense", layout));
+  const Result dense = detail::guard_allocation("tessera::dense", bytes, Space::memory_space::name(),
+                                                [&] { return Result("tessera::dense", layout); });
+  auto host = detail::guard_allocation("tessera::dense (host copy)", bytes, "HostSpace",
+                                       [&] { return Kokkos::create_mirror_view(dense); });
   Kokkos::deep_copy(host, T(0));
   T* data = host.data();
   detail::for_each_stored(s, detail::download(tensor), [&](const auto& storage_coords, T v) {
@@ -163,7 +166,8 @@ DenseView<T, Enc::order, Space> to_dense(const Tensor<T, Enc, Space>& tensor) {
     for (int m = 0; m < N; ++m) linear = linear * s[m] + mode_coords[m];
     data[linear] = v;  // stored coordinates are unique; += would turn a stored -0.0 into +0.0
   });
-  return Kokkos::create_mirror_view_and_copy(typename Space::memory_space(), host);
+  Kokkos::deep_copy(dense, host);
+  return dense;
 }
 
 template <class Enc, class Space = void, class View>
@@ -181,9 +185,13 @@ auto from_dense(const View& view) {
     shape[m] = static_cast<std::int64_t>(view.extent(m));
     coo.shape.push_back(shape[m]);
   }
-  detail::checked_dense_elements(shape, sizeof(T), "from_dense");
-  auto host_any_layout = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
-  HostRight host(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::dense"), layout);
+  const std::size_t bytes = detail::checked_dense_elements(shape, sizeof(T), "from_dense") * sizeof(T);
+  auto host_any_layout = detail::guard_allocation("tessera::dense (host copy)", bytes, "HostSpace", [&] {
+    return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
+  });
+  HostRight host = detail::guard_allocation("tessera::dense (row-major)", bytes, "HostSpace", [&] {
+    return HostRight(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::dense"), layout);
+  });
   Kokkos::deep_copy(host, host_any_layout);
   const std::int64_t size = static_cast<std::int64_t>(host.size());
   for (std::int64_t linear = 0; linear < size; ++linear) {

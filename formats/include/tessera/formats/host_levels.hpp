@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/core/allocation.hpp"
 #include "tessera/core/checked_count.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/formats/encoding.hpp"
@@ -61,7 +62,7 @@ HostLevels<Enc, T> pack_sorted(const std::array<std::int64_t, Enc::order>& shape
         auto& pos = out.pos[l];
         auto& crd = out.crd[l];
         check_fits<Offset>(nnz, "number of entries");
-        pos.assign(parent_count + 1, 0);
+        pos = host_vector<Offset>("tessera::pos" + std::to_string(l), parent_count + 1, 0);
         crd.reserve(nnz);
         std::int64_t q = -1, previous_parent = -1;
         for (std::int64_t n = 0; n < nnz; ++n) {
@@ -80,13 +81,13 @@ HostLevels<Enc, T> pack_sorted(const std::array<std::int64_t, Enc::order>& shape
       }
       case LevelKind::Singleton: {
         auto& crd = out.crd[l];
-        crd.assign(parent_count, 0);
+        crd = host_vector<typename Enc::ordinal_type>("tessera::crd" + std::to_string(l), parent_count, 0);
         for (std::int64_t n = 0; n < nnz; ++n) crd[parent[n]] = static_cast<typename Enc::ordinal_type>(key[n]);
         break;
       }
     }
   }
-  out.vals.assign(parent_count, T(0));
+  out.vals = host_vector<T>("tessera::vals", parent_count, T(0));
   for (std::int64_t n = 0; n < nnz; ++n) out.vals[parent[n]] = values[n];
   return out;
 }

@@ -5,6 +5,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "tessera/core/allocation.hpp"
 #include "tessera/core/tensor.hpp"
 #include "tessera/formats/host_levels.hpp"
 
@@ -12,7 +13,7 @@ namespace tessera::detail {
 
 template <class View, class V>
 View upload_array(const std::string& label, const std::vector<V>& host) {
-  View out(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), host.size());
+  View out = uninitialized_view<View>(label, host.size());
   using Unmanaged = Kokkos::View<const V*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
   Kokkos::deep_copy(out, Unmanaged(host.data(), host.size()));
   return out;
@@ -20,7 +21,7 @@ View upload_array(const std::string& label, const std::vector<V>& host) {
 
 template <class V, class View>
 std::vector<V> download_array(const View& view) {
-  std::vector<V> host(view.extent(0));
+  std::vector<V> host = host_vector<V>(view.label(), view.extent(0));
   using Unmanaged = Kokkos::View<V*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
   Kokkos::deep_copy(Unmanaged(host.data(), host.size()), view);
   return host;

@@ -119,10 +119,9 @@ class Tensor<T, NV24, Space> {
       out.vals = storage_.vals;
       out.meta = storage_.meta;
     } else {
-      out.vals = typename Other::vals_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nv24_vals"),
-                                           storage_.vals.extent(0), storage_.vals.extent(1));
-      out.meta = typename Other::meta_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nv24_meta"),
-                                           storage_.meta.extent(0));
+      out.vals = tessera::detail::uninitialized_view<typename Other::vals_view>("nv24_vals", storage_.vals.extent(0),
+                                                                               storage_.vals.extent(1));
+      out.meta = tessera::detail::uninitialized_view<typename Other::meta_view>("nv24_meta", storage_.meta.extent(0));
       Kokkos::deep_copy(out.vals, storage_.vals);
       Kokkos::deep_copy(out.meta, storage_.meta);
     }

@@ -112,14 +112,14 @@ namespace detail {
 template <class View, class V>
 View vnm_upload(const std::string& label, const std::vector<V>& host, std::size_t rows, std::size_t cols) {
   Kokkos::View<const V**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> h(host.data(), rows, cols);
-  View out(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), rows, cols);
+  View out = uninitialized_view<View>(label, rows, cols);
   Kokkos::deep_copy(out, h);
   return out;
 }
 template <class View, class V>
 View vnm_upload(const std::string& label, const std::vector<V>& host) {
   Kokkos::View<const V*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> h(host.data(), host.size());
-  View out(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), host.size());
+  View out = uninitialized_view<View>(label, host.size());
   Kokkos::deep_copy(out, h);
   return out;
 }

@@ -8,6 +8,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "tessera/core/allocation.hpp"
+
 #include "tessera/core/tensor.hpp"
 #include "tessera/formats/vnm/pattern.hpp"
 
@@ -83,7 +85,7 @@ class Tensor<T, VNM, Space> {
     if constexpr (std::is_same_v<typename Dst::memory_space, typename Src::memory_space>) {
       return Dst(src);
     } else {
-      Dst dst(Kokkos::view_alloc(Kokkos::WithoutInitializing, src.label()), src.extent(0), src.extent(1));
+      Dst dst = tessera::detail::uninitialized_view<Dst>(src.label(), src.extent(0), src.extent(1));
       Kokkos::deep_copy(dst, src);
       return dst;
     }
