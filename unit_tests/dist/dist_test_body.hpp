@@ -264,6 +264,20 @@ TYPED_TEST(Dist, ParallelReadOfTinyAndOddFiles) {
       world(), tmp.write("empty.mtx", "%%MatrixMarket matrix coordinate real symmetric\n5 5 0\n"));
   EXPECT_EQ(E.nnz(), 0);
   EXPECT_EQ(E.extent(0), 5);
+  // A header of 200,000 comment lines (read in growing pieces, not a piece per line), with
+  // the size line and the entries past the first pieces.
+  std::string long_header = "%%MatrixMarket matrix coordinate real general\n";
+  for (int k = 0; k < 200000; ++k) long_header += "% comment " + std::to_string(k) + "\n";
+  const auto L = DistTensor<double, CSR, TypeParam>::read_matrix_market(
+      world(), tmp.write("long_header.mtx", long_header + "2 2 2\n1 1 1.5\n2 2 -3\n"));
+  const HostCoo<double> long_all = L.gather(0);
+  if (rank() == 0) {
+    HostCoo<double> want;
+    want.shape = {2, 2};
+    want.coords = {0, 0, 1, 1};
+    want.values = {1.5, -3.0};
+    expect_same_matrix(long_all, want, 0, "long header");
+  }
 }
 
 // ------------------------------------------------------------------ errors on one rank
@@ -291,7 +305,9 @@ TYPED_TEST(Dist, BadLineOnOneRankThrowsParseErrorEverywhere) {
   EXPECT_THROW(DistTensor<double>::read_matrix_market(world(), tmp.path("missing.mtx")), tessera::IoError);
   EXPECT_THROW(DistTensor<double>::read_matrix_market(world(), tmp.write("banner.mtx", "%%MatrixMarket tensor\n")),
                tessera::ParseError);
-  // A directory: fopen opens it, reading it fails; the system's reason, as the serial reader gives it.
+  // A device has no size to bound a read: refused before any byte is read.
+  EXPECT_THROW(DistTensor<double>::read_matrix_market(world(), "/dev/zero"), tessera::IoError);
+  // A directory: the system's reason, as the serial reader gives it.
   try {
     DistTensor<double>::read_matrix_market(world(), tmp.path(""));
     ADD_FAILURE() << "no exception for a directory on rank " << rank();
@@ -384,6 +400,25 @@ TYPED_TEST(Dist, RowBlocksBeyondTheIndexTypeAreRefusedBeforeAllocating) {
     ADD_FAILURE() << "no exception on rank " << rank();
   } catch (const tessera::OverflowError& e) {
     EXPECT_NE(std::string(e.what()).find("32-bit index type"), std::string::npos) << e.what();
+  }
+}
+
+// An allocation that fails on one rank is an OutOfMemoryError on every rank, with the
+// label and size the failing rank saw (it reached the others as a plain tessera::Error).
+TYPED_TEST(Dist, OutOfMemoryOnOneRankIsOutOfMemoryEverywhere) {
+  const std::size_t bytes = (std::size_t{1} << 50) + 8;
+  try {
+    tessera::dist::agree_on_errors(world(), [&] {
+      if (rank() == ranks() - 1) throw tessera::OutOfMemoryError("tessera::pos1", bytes, "HostSpace");
+    });
+    ADD_FAILURE() << "no exception on rank " << rank();
+  } catch (const tessera::OutOfMemoryError& e) {
+    EXPECT_EQ(e.label(), "tessera::pos1");
+    EXPECT_EQ(e.bytes(), bytes);
+    EXPECT_NE(std::string(e.what()).find("rank " + std::to_string(ranks() - 1) + ": out of memory: cannot allocate " +
+                                         std::to_string(bytes) + " bytes for 'tessera::pos1' in HostSpace"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -29,11 +29,11 @@ using Info = io::MatrixMarketInfo;
 class EntrySource {
  public:
   explicit EntrySource(const std::string& path) : path_(path) {
+    io::require_regular_file(path);
     file_.reset(std::fopen(path.c_str(), "rb"));
     if (!file_) fail("open", std::strerror(errno));
     unsigned char magic[2] = {0, 0};
     const std::size_t got = std::fread(magic, 1, 2, file_.get());
-    // fopen opens a directory; reading it fails with EISDIR (the serial reader's message).
     if (std::ferror(file_.get())) fail("read", std::strerror(errno));
     if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
       text_ = io::read_text_file(path);
@@ -88,22 +88,33 @@ class EntrySource {
 
 // The header is the banner line, then comment or blank lines, then the size line.
 // Returns the bytes up to and including the size line's '\n' (the whole file when
-// it ends first): the header parser then reports exactly what is missing.
+// it ends first): the header parser then reports exactly what is missing. The file is
+// read in growing pieces, not a piece per line: headers can hold many comment lines.
 std::string header_text(const EntrySource& source) {
-  std::int64_t p = 0;
+  std::string text;
+  std::size_t line_start = 0;
   bool banner = true;
-  while (p < source.size()) {
-    const std::int64_t next = source.after_newline(p);
-    std::string line = source.bytes(p, next);
-    if (!line.empty() && line.back() == '\n') line.pop_back();
-    p = next;
+  std::int64_t piece = 1 << 16;
+  for (;;) {
+    const std::size_t nl = text.find('\n', line_start);
+    if (nl == std::string::npos) {
+      const auto have = static_cast<std::int64_t>(text.size());
+      if (have >= source.size()) return text;
+      text += source.bytes(have, have + piece);
+      piece = std::min<std::int64_t>(2 * piece, 1 << 24);
+      continue;
+    }
+    const std::string_view line(text.data() + line_start, nl - line_start);
+    line_start = nl + 1;
     if (banner) {
       banner = false;
       continue;
     }
-    if (!io::detail::is_blank(line) && !io::detail::is_comment(line, '%')) break;
+    if (!io::detail::is_blank(line) && !io::detail::is_comment(line, '%')) {
+      text.resize(line_start);
+      return text;
+    }
   }
-  return source.bytes(0, p);
 }
 
 // Calls visit(offset, index) with the byte offset and line index (0-based) of each entry

@@ -36,10 +36,12 @@ std::int64_t checked_product(std::int64_t a, std::int64_t b) {
   if (a != 0 && b > kInt64Max / a) return -1;
   return a * b;
 }
+// n*(n±1)/2, halving the even factor first; n + 1 is not formed when n is odd (it
+// overflows for n = INT64_MAX): (n + 1) / 2 is n / 2 + 1 there, (n - 1) / 2 is n / 2.
 std::int64_t triangle_size(std::int64_t n, bool with_diagonal) {
-  const std::int64_t m = with_diagonal ? n + 1 : n - 1;  // n*(n±1)/2; one factor is even
-  if (n <= 0 || m <= 0) return 0;
-  return n % 2 == 0 ? checked_product(n / 2, m) : checked_product(n, m / 2);
+  if (n <= 0) return 0;
+  if (n % 2 == 0) return checked_product(n / 2, with_diagonal ? n + 1 : n - 1);
+  return checked_product(n, with_diagonal ? n / 2 + 1 : n / 2);
 }
 
 // Parsing state of one file: every message needs the path and the current line.
@@ -328,7 +330,9 @@ void Reader::read_array_entries(const Info& info, HostCoo<double>& coo, bool res
       info.symmetry == Info::Symmetry::General ? -1 : (info.symmetry == Info::Symmetry::Symmetric ? 0 : 1);
   std::int64_t found = 0;
   std::string_view line;
-  for (std::int64_t col = 0; col < info.cols; ++col) {
+  // Without rows no column holds an entry, however many columns the size line claims.
+  const std::int64_t cols = info.rows == 0 ? 0 : info.cols;
+  for (std::int64_t col = 0; col < cols; ++col) {
     const std::int64_t first_row = first_row_offset < 0 ? 0 : col + first_row_offset;
     for (std::int64_t row = first_row; row < info.rows; ++row) {
       if (!next_content_line(line)) {
@@ -535,11 +539,13 @@ void append_header(std::string& out, const char* format, Info::Field field, Info
   out += "\n% written by Tessera\n";
 }
 
-// Integers beyond 2^63 or with a fraction cannot be written as integer fields.
+// Integers beyond 2^63 or with a fraction cannot be written as integer fields. 2^63 itself
+// is what the reader makes of INT64_MAX (the nearest double), so it is written back as that.
+constexpr double kTwoTo63 = 9223372036854775808.0;
 bool is_int64_value(double value) {
-  return std::isfinite(value) && std::trunc(value) == value && value >= -9223372036854775808.0 &&
-         value < 9223372036854775808.0;
+  return std::isfinite(value) && std::trunc(value) == value && value >= -kTwoTo63 && value <= kTwoTo63;
 }
+std::int64_t as_int64(double value) { return value == kTwoTo63 ? kInt64Max : static_cast<std::int64_t>(value); }
 
 }  // namespace
 
@@ -586,7 +592,7 @@ void write_matrix_market(const std::string& path, const HostCoo<double>& coo, Ma
                           " is not a 64-bit integer; write it with the real field");
       }
       out += ' ';
-      detail::append_int(out, static_cast<std::int64_t>(value));
+      detail::append_int(out, as_int64(value));
     }
     out += '\n';
   }

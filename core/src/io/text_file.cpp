@@ -3,6 +3,7 @@
 // gzip stream (gzread would skip anything).
 #include "tessera/core/io/text_file.hpp"
 
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -67,6 +68,7 @@ void write_plain(const std::string& path, std::string_view text) {
 
 // The file's bytes as they are.
 std::string read_raw_file(const std::string& path) {
+  require_regular_file(path);
   errno = 0;
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (file == nullptr) fail("open", path, errno_text(errno));
@@ -150,6 +152,17 @@ std::string inflate_gzip(std::string_view raw, const std::string& path) {
 }
 
 }  // namespace
+
+void require_regular_file(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) fail("open", path, errno_text(errno));
+  if (S_ISREG(info.st_mode)) return;
+  if (S_ISDIR(info.st_mode)) fail("read", path, errno_text(EISDIR));
+  const char* kind = S_ISFIFO(info.st_mode) ? "a FIFO" : S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode) ? "a device"
+                     : S_ISSOCK(info.st_mode)                                                             ? "a socket"
+                                                                                                          : "a special file";
+  fail("read", path, std::string("it is ") + kind + ", not a regular file (copy the data to a file first)");
+}
 
 bool has_gz_suffix(const std::string& path) { return path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0; }
 

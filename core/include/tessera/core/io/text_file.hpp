@@ -11,10 +11,16 @@ namespace tessera::io {
 // True when `path` ends in ".gz": writers compress exactly these files.
 bool has_gz_suffix(const std::string& path);
 
+// Throws IoError naming the path unless it names a regular file (or a link to one): a
+// device, FIFO or socket has no size to bound a read (/dev/zero never ends, a FIFO
+// blocks), and reading a directory fails with the system's reason.
+void require_regular_file(const std::string& path);
+
 // Reads the whole file. Gzip data (recognised by its magic bytes, whatever the
 // name) is decompressed, several concatenated gzip members as one text; plain
 // files are returned as they are.
-// Throws IoError naming the path when the file cannot be opened or read,
+// Throws IoError naming the path when the file cannot be opened or read or is not a
+// regular file (require_regular_file),
 // including a truncated or corrupt gzip stream and bytes after the last gzip
 // member that are not zero padding.
 std::string read_text_file(const std::string& path);
