@@ -5,6 +5,9 @@
 # Kernels 3.4.1 from Debian's `trilinos` 13.2.0 source package, applies
 # third_party/patches/*.patch and builds/installs them into a cache folder keyed
 # by configuration and by a hash of (patches + build options + script version).
+# With --kokkos-src DIR it builds that Kokkos source folder instead (3.4 to 4.x;
+# patched only from third_party/patches/kokkos-<major>.<minor>/), keyed by a hash
+# of its files.
 # A finished install is marked by a stamp file and reused, so reruns take seconds.
 # Nothing is written into the repository.
 #
@@ -21,7 +24,7 @@ T0=$SECONDS
 
 usage() {
   cat <<'EOF'
-Usage: scripts/bootstrap.sh [--cuda] [--jobs N] [MODE]
+Usage: scripts/bootstrap.sh [--cuda] [--jobs N] [--kokkos-src DIR [--kokkos-kernels-src DIR]] [MODE]
 
 Prepares Kokkos 3.4.1 (+ Kokkos Kernels 3.4.1 for the host configuration) for
 Tessera and installs it under ${TESSERA_DEPS_DIR:-$HOME/.cache/tessera-deps}/<cfg>-<hash>.
@@ -29,6 +32,11 @@ Tessera and installs it under ${TESSERA_DEPS_DIR:-$HOME/.cache/tessera-deps}/<cf
   --cuda               CUDA+OpenMP+Serial Kokkos for sm_90 (Hopper), built with
                        Kokkos' nvcc_wrapper; no Kokkos Kernels (optional for Tessera)
   --jobs N             parallel build jobs (default: nproc)
+  --kokkos-src DIR     build the Kokkos source folder DIR (3.4 to 4.x) instead of
+                       Debian's 3.4.1, into <cfg>-kokkos-<version>-<hash>; the hash
+                       covers every file of DIR. No Kokkos Kernels unless given:
+  --kokkos-kernels-src DIR
+                       Kokkos Kernels source folder of the same major.minor (host only)
 Modes (default: install missing Debian packages, fetch, patch, build, install):
   --print-prefix       print the install prefix of the chosen configuration and exit
   --sources-only DIR   only put the extracted, patched kokkos/ and kokkos-kernels/
@@ -46,7 +54,7 @@ step() { printf '==> [%4ds] %s\n' "$((SECONDS - T0))" "$*" >&2; }
 die()  { printf 'bootstrap.sh: error: %s\n' "$*" >&2; exit 1; }
 
 # ---------------------------------------------------------------- arguments
-CFG=host MODE=build MODE_DIR="" JOBS=$(nproc 2>/dev/null || echo 2)
+CFG=host MODE=build MODE_DIR="" JOBS=$(nproc 2>/dev/null || echo 2) KOKKOS_SRC="" KK_SRC=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --cuda) CFG=cuda ;;
@@ -56,12 +64,23 @@ while [[ $# -gt 0 ]]; do
     --sources-only|--from-sources)
       [[ $# -ge 2 && $2 != -* ]] || die "$1 needs a folder (got '${2:-}'; write ./$2 for a folder named so)"
       MODE=${1#--}; MODE_DIR=$2; shift ;;
+    --kokkos-src|--kokkos-kernels-src)
+      [[ $# -ge 2 && -d $2 ]] || die "$1 needs a source folder (got '${2:-}')"
+      if [[ $1 == --kokkos-src ]]; then KOKKOS_SRC=$(cd "$2" && pwd); else KK_SRC=$(cd "$2" && pwd); fi
+      shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
   esac
   shift
 done
 [[ $JOBS =~ ^[1-9][0-9]*$ ]] || die "--jobs: not a positive number: $JOBS"
+if [[ -n $KOKKOS_SRC ]]; then
+  [[ $MODE == build || $MODE == print ]] ||
+    die "--$MODE is for Debian's sources; a --kokkos-src folder is local already"
+  [[ -z $KK_SRC || $CFG == host ]] || die "--kokkos-kernels-src: Kokkos Kernels is built for the host configuration only"
+else
+  [[ -z $KK_SRC ]] || die "--kokkos-kernels-src needs --kokkos-src (the Kokkos it is built on)"
+fi
 
 # ---------------------------------------------------------------- build options
 # Kokkos: Serial+OpenMP, Release, C++17, PIC. CUDA adds Hopper with lambdas and
@@ -96,20 +115,64 @@ KK_OPTS=(
   -DKokkosKernels_ENABLE_TPL_CUSPARSE=OFF -DKokkosKernels_ENABLE_TPL_CUBLAS=OFF
   -DKokkosKernels_ENABLE_TESTS=OFF -DKokkosKernels_ENABLE_EXAMPLES=OFF
 )
-BUILD_KK=$([[ $CFG == host ]] && echo 1 || echo 0)
+BUILD_KK=$([[ $CFG == host && ( -z $KOKKOS_SRC || -n $KK_SRC ) ]] && echo 1 || echo 0)
+
+# ---------------------------------------------------------------- sources brought by the user
+# "<major>.<minor>.<patch>" from the set(<Pkg>_VERSION_MAJOR 4) ... lines of a source
+# folder's CMakeLists.txt (Kokkos Kernels writes SET, and 3.4 writes the patch as 01).
+source_version() {
+  local dir=$1 pkg=$2 part n v=""
+  for part in MAJOR MINOR PATCH; do
+    n=$(sed -nE "s/^[[:space:]]*set\([[:space:]]*${pkg}_VERSION_${part}[[:space:]]+([0-9]+)[[:space:]]*\).*/\1/Ip" \
+          "$dir/CMakeLists.txt" 2>/dev/null | head -n1)
+    [[ -n $n ]] || die "$dir is not a $pkg source folder (no ${pkg}_VERSION_$part in its CMakeLists.txt)"
+    v+=${v:+.}$((10#$n))
+  done
+  echo "$v"
+}
+# A hash of every file of a folder, names and contents (.git left out): two source
+# folders that differ anywhere never share an install prefix.
+tree_hash() {
+  (cd "$1" && find . -path ./.git -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) |
+    sha256sum | cut -c1-12
+}
+KOKKOS_VERSION=3.4.1 KK_VERSION=3.4.1
+if [[ -n $KOKKOS_SRC ]]; then
+  KOKKOS_VERSION=$(source_version "$KOKKOS_SRC" Kokkos)
+  IFS=. read -r K_MAJOR K_MINOR _ <<< "$KOKKOS_VERSION"
+  (( K_MAJOR == 4 || (K_MAJOR == 3 && K_MINOR >= 4) )) ||
+    die "$KOKKOS_SRC is Kokkos $KOKKOS_VERSION; Tessera builds with Kokkos 3.4 to 4.x"
+  KK_VERSION=none
+  if [[ -n $KK_SRC ]]; then
+    KK_VERSION=$(source_version "$KK_SRC" KokkosKernels)
+    [[ ${KK_VERSION%.*} == "${KOKKOS_VERSION%.*}" ]] ||
+      die "$KK_SRC is Kokkos Kernels $KK_VERSION; Kokkos $KOKKOS_VERSION needs Kokkos Kernels ${KOKKOS_VERSION%.*}.x"
+  fi
+fi
 
 # ---------------------------------------------------------------- cache key
-# The sources key covers the patches; the install key adds the options.
-[[ -d $PATCH_DIR ]] || die "no patch folder $PATCH_DIR"
-mapfile -t PATCHES < <(find "$PATCH_DIR" -maxdepth 1 -name '*.patch' | LC_ALL=C sort)
-SRC_KEY=$( { echo "tessera-deps-src v$SCRIPT_VERSION trilinos 13.2.0"
-             for p in "${PATCHES[@]}"; do basename "$p"; cat "$p"; done
-           } | sha256sum | cut -c1-12)
+# The sources key covers the sources' identity and the patches; the install key adds the options.
+# third_party/patches/*.patch are for Debian's 3.4.1; a source brought with --kokkos-src gets
+# only those of third_party/patches/kokkos-<major>.<minor>/, if that folder exists.
+if [[ -n $KOKKOS_SRC ]]; then
+  mapfile -t PATCHES < <(compgen -G "$PATCH_DIR/kokkos-${KOKKOS_VERSION%.*}/*.patch" | LC_ALL=C sort)
+  SRC_KEY=$( { echo "tessera-deps-src v$SCRIPT_VERSION kokkos $KOKKOS_VERSION $(tree_hash "$KOKKOS_SRC")"
+               [[ -z $KK_SRC ]] || echo "kokkos-kernels $KK_VERSION $(tree_hash "$KK_SRC")"
+               for p in "${PATCHES[@]}"; do basename "$p"; cat "$p"; done
+             } | sha256sum | cut -c1-12)
+else
+  [[ -d $PATCH_DIR ]] || die "no patch folder $PATCH_DIR"
+  mapfile -t PATCHES < <(find "$PATCH_DIR" -maxdepth 1 -name '*.patch' | LC_ALL=C sort)
+  SRC_KEY=$( { echo "tessera-deps-src v$SCRIPT_VERSION trilinos 13.2.0"
+               for p in "${PATCHES[@]}"; do basename "$p"; cat "$p"; done
+             } | sha256sum | cut -c1-12)
+fi
 KEY=$( { echo "$SRC_KEY $CFG"; [[ $CFG == cuda ]] && echo "compiler: <prefix>/bin/nvcc_wrapper"
          printf '%s\n' "${KOKKOS_OPTS[@]}"
          [[ $BUILD_KK == 1 ]] && printf '%s\n' "${KK_OPTS[@]}"; true
        } | sha256sum | cut -c1-12)
 PREFIX=$DEPS_ROOT/$CFG-$KEY
+[[ -z $KOKKOS_SRC ]] || PREFIX=$DEPS_ROOT/$CFG-kokkos-$KOKKOS_VERSION-$KEY
 STAMP=$PREFIX/.tessera-deps-complete
 SRC_STAMP_NAME=.tessera-sources   # inside a sources folder: its SRC_KEY
 
@@ -206,7 +269,8 @@ fetch_tarball() {
     die "Debian's trilinos is not 13.2.0 here (no $TARBALL in $DL_DIR); Tessera needs Kokkos 3.4.1"
 }
 
-# Make DIR/{kokkos,kokkos-kernels} from the tarball + patches (atomically via a temp dir).
+# Make DIR/{kokkos,kokkos-kernels} from the tarball (or the --kokkos-src folders) + patches
+# (atomically via a temp dir).
 make_sources() {
   local dir=$1 tmp
   # DIR may be a folder the user named: replace only one this script made (it holds the
@@ -215,21 +279,30 @@ make_sources() {
     die "$dir exists and is not a sources folder made by this script (no $SRC_STAMP_NAME in it); name a new or empty folder"
   fi
   need_tools tar patch sha256sum
-  fetch_tarball
+  [[ -n $KOKKOS_SRC ]] || fetch_tarball
   mkdir -p "$(dirname "$dir")"
   tmp=$(mktemp -d "$(dirname "$dir")/.src-tmp.XXXXXX")
-  step "extracting packages/kokkos and packages/kokkos-kernels"
-  tar xzf "$DL_DIR/$TARBALL" -C "$tmp" --wildcards '*/packages/kokkos/*' '*/packages/kokkos-kernels/*'
   mkdir -p "$tmp/out"
-  mv "$tmp"/*/packages/kokkos "$tmp"/*/packages/kokkos-kernels "$tmp/out/"
+  if [[ -n $KOKKOS_SRC ]]; then
+    step "copying $KOKKOS_SRC${KK_SRC:+ and $KK_SRC}"
+    copy_tree "$KOKKOS_SRC" "$tmp/out/kokkos"
+    [[ -z $KK_SRC ]] || copy_tree "$KK_SRC" "$tmp/out/kokkos-kernels"
+  else
+    step "extracting packages/kokkos and packages/kokkos-kernels"
+    tar xzf "$DL_DIR/$TARBALL" -C "$tmp" --wildcards '*/packages/kokkos/*' '*/packages/kokkos-kernels/*'
+    mv "$tmp"/*/packages/kokkos "$tmp"/*/packages/kokkos-kernels "$tmp/out/"
+  fi
   local p
   for p in "${PATCHES[@]}"; do
-    step "patch -p1 < third_party/patches/$(basename "$p")"
+    step "patch -p1 < ${p#"$REPO"/}"
     patch -d "$tmp/out" -p1 --forward --quiet < "$p" || die "patch $(basename "$p") does not apply"
   done
   echo "$SRC_KEY" > "$tmp/out/$SRC_STAMP_NAME"
   rm -rf "$dir"; mv "$tmp/out" "$dir"; rm -rf "$tmp"
 }
+
+# The files of folder $1 (without .git) into folder $2.
+copy_tree() { mkdir -p "$2"; tar -C "$1" --exclude=./.git -cf - . | tar -C "$2" -xf -; }
 
 # Two bootstraps sharing a cache (say demo.sh and test.sh at once) must not build
 # into the same folder: each install prefix and each sources folder has a lock.
@@ -313,7 +386,7 @@ build_and_install() {
     install -m 755 "$src/kokkos/bin/nvcc_wrapper" "$PREFIX/bin/nvcc_wrapper"
     cxx=(-DCMAKE_CXX_COMPILER="$PREFIX/bin/nvcc_wrapper")
   fi
-  step "configuring Kokkos 3.4.1 ($CFG) -> $PREFIX"
+  step "configuring Kokkos $KOKKOS_VERSION ($CFG) -> $PREFIX"
   cmake -S "$src/kokkos" -B "$bld/kokkos" "${GEN[@]}" "${cxx[@]}" "${KOKKOS_OPTS[@]}" \
         -DCMAKE_INSTALL_PREFIX="$PREFIX" > "$bld.kokkos-configure.log" 2>&1 ||
     failed "Kokkos configure" "$bld.kokkos-configure.log"
@@ -322,7 +395,7 @@ build_and_install() {
     failed "Kokkos build" "$bld.kokkos-build.log"
   cmake --install "$bld/kokkos" > /dev/null
   if [[ $BUILD_KK == 1 ]]; then
-    step "configuring Kokkos Kernels 3.4.1 (ETI double+float, int/int, LayoutLeft)"
+    step "configuring Kokkos Kernels $KK_VERSION (ETI double+float, int/int, LayoutLeft)"
     cmake -S "$src/kokkos-kernels" -B "$bld/kk" "${GEN[@]}" "${KK_OPTS[@]}" \
           -DKokkos_ROOT="$PREFIX" -DCMAKE_INSTALL_PREFIX="$PREFIX" > "$bld.kk-configure.log" 2>&1 ||
       failed "Kokkos Kernels configure" "$bld.kk-configure.log"
@@ -331,8 +404,8 @@ build_and_install() {
       failed "Kokkos Kernels build" "$bld.kk-build.log"
     cmake --install "$bld/kk" > /dev/null
   fi
-  printf 'config=%s\nkey=%s\nsources=%s\nkokkos=3.4.1\nkokkos_kernels=%s\ndate=%s\ntoolchain=%s\n' \
-    "$CFG" "$KEY" "$SRC_KEY" "$([[ $BUILD_KK == 1 ]] && echo 3.4.1 || echo none)" \
+  printf 'config=%s\nkey=%s\nsources=%s\nkokkos=%s\nkokkos_kernels=%s\ndate=%s\ntoolchain=%s\n' \
+    "$CFG" "$KEY" "$SRC_KEY" "$KOKKOS_VERSION" "$([[ $BUILD_KK == 1 ]] && echo "$KK_VERSION" || echo none)" \
     "$(date -u +%FT%TZ)" "$TOOLCHAIN" > "$STAMP"
   rm -rf "$bld" "$bld".*.log   # object files are large; the install is what we keep
 }

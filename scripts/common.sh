@@ -1,5 +1,6 @@
-# Shared by demo.sh and test.sh (sourced, not run): parse --cuda / --jobs, run the
-# bootstrap, configure and build Tessera into build/<cfg>.
+# Shared by demo.sh and test.sh (sourced, not run): parse --cuda / --jobs / --kokkos-src /
+# --kokkos-kernels-src, run the bootstrap, configure and build Tessera into build/<cfg>
+# (build/<cfg>-kokkos-<version> with --kokkos-src).
 # Sets: REPO CFG JOBS BUILD_DIR PREFIX REST_ARGS (the arguments not consumed here).
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -10,6 +11,7 @@ run()  { printf '+ %s\n' "$*" >&2; "$@"; }
 CFG=host
 JOBS=$(nproc 2>/dev/null || echo 2)
 REST_ARGS=()
+KOKKOS_ARGS=()   # --kokkos-src DIR / --kokkos-kernels-src DIR, passed on to bootstrap.sh
 # Prints lines <range> of <script> (its usage header) and exits when any argument is -h or
 # --help: passed on to the example or to ctest, it would only get there after a full build.
 usage_if_asked() {
@@ -28,6 +30,9 @@ parse_common_args() {
       --cuda) CFG=cuda ;;
       --jobs) [[ $# -ge 2 ]] || { echo "error: --jobs needs a number (--jobs N)" >&2; exit 1; }; JOBS=$2; shift ;;
       --jobs=*) JOBS=${1#*=} ;;
+      --kokkos-src|--kokkos-kernels-src)
+        [[ $# -ge 2 ]] || { echo "error: $1 needs a source folder ($1 DIR)" >&2; exit 1; }
+        KOKKOS_ARGS+=("$1" "$2"); shift ;;
       *) REST_ARGS+=("$1") ;;
     esac
     shift
@@ -36,19 +41,22 @@ parse_common_args() {
 
 # Bootstrap the dependencies, then configure + build Tessera.
 bootstrap_and_build() {
-  local boot_args=(--jobs "$JOBS")
+  local boot_args=(--jobs "$JOBS" "${KOKKOS_ARGS[@]+"${KOKKOS_ARGS[@]}"}")
   [[ $CFG == cuda ]] && boot_args+=(--cuda)
   step "bootstrap: Kokkos (+ Kokkos Kernels) for '$CFG'"
   run "$REPO/scripts/bootstrap.sh" "${boot_args[@]}"
   PREFIX=$("$REPO/scripts/bootstrap.sh" "${boot_args[@]}" --print-prefix)
 
   export TESSERA_DATA_DIR=${TESSERA_DATA_DIR:-$REPO/../shared/data}
-  BUILD_DIR=$REPO/build/$CFG
+  # The prefix's name less its hash: build/host, or build/host-kokkos-4.6.1 for a --kokkos-src
+  # Kokkos, so that switching between Kokkos versions does not rebuild one tree each time.
+  local deps_name=${PREFIX##*/}
+  BUILD_DIR=$REPO/build/${deps_name%-*}
   # Two runs at once (demo.sh and test.sh) must not configure and build one tree together:
   # the second waits; the lock is held until this script ends, tests included.
   mkdir -p "$REPO/build"
-  exec {BUILD_LOCK_FD}>"$REPO/build/.$CFG.lock"
-  if ! flock -n "$BUILD_LOCK_FD"; then step "waiting for another run using build/$CFG"; flock "$BUILD_LOCK_FD"; fi
+  exec {BUILD_LOCK_FD}>"$REPO/build/.${BUILD_DIR##*/}.lock"
+  if ! flock -n "$BUILD_LOCK_FD"; then step "waiting for another run using ${BUILD_DIR#"$REPO"/}"; flock "$BUILD_LOCK_FD"; fi
   local cfg_args=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PREFIX"
                   -DTESSERA_DATA_DIR="$TESSERA_DATA_DIR")
   # Kokkos' package folders by path: CMake keeps a found *_DIR in its cache, so after the

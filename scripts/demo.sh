@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # demo.sh — bootstrap, build and run the SpMM pipeline example.
-#   scripts/demo.sh [--cuda] [--jobs N] [matrix.mtx[.gz]] [--n N=64] [--reps R=10] [--grid G=512]
+#   scripts/demo.sh [--cuda] [--jobs N] [--kokkos-src DIR] [matrix.mtx[.gz]] [--n N=64] [--reps R=10] [--grid G=512]
 # (the last four go to the example; without a file A is the 5-point Laplacian of a G x G grid)
+# --kokkos-src DIR [--kokkos-kernels-src DIR]: build with that Kokkos (3.4 to 4.x) instead of 3.4.1.
 # Data: $TESSERA_DATA_DIR (default: <repo>/../shared/data).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-usage_if_asked "${BASH_SOURCE[0]}" 2,5 "$@"
+usage_if_asked "${BASH_SOURCE[0]}" 2,6 "$@"
 parse_common_args "$@"
 bootstrap_and_build
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # test.sh — bootstrap, build and run the test suite with ctest.
-#   scripts/test.sh [--cuda] [--jobs N] [--label-exclude LABEL] [--build-only] [extra ctest args]
+#   scripts/test.sh [--cuda] [--jobs N] [--kokkos-src DIR] [--label-exclude LABEL] [--build-only] [extra ctest args]
+# --kokkos-src DIR [--kokkos-kernels-src DIR]: build with that Kokkos (3.4 to 4.x) instead of 3.4.1.
 # Tests labelled `gpu` run only where nvidia-smi finds a GPU. The `install` test
 # installs the build into a scratch prefix and builds a consumer project against it.
 # Data: $TESSERA_DATA_DIR (default: <repo>/../shared/data).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-usage_if_asked "${BASH_SOURCE[0]}" 2,6 "$@"
+usage_if_asked "${BASH_SOURCE[0]}" 2,7 "$@"
 parse_common_args "$@"
 
 # Our own --label-exclude is merged with the automatic `gpu` exclusion.

@@ -137,8 +137,9 @@ TEST(CommandLine, PassesOverKokkosArguments) {
   // Only the prefix is Kokkos': its unprefixed forms are the program's to refuse.
   EXPECT_EQ(walk_error({"--threads=2"}, path_or_n), "unknown option --threads=2 (--help lists them)");
   EXPECT_EQ(walk_error({"--kokkos"}, path_or_n), "unknown option --kokkos (--help lists them)");
-  // Kokkos' integer arguments are checked before Kokkos reads them (it would std::stoi
-  // "abc" into std::terminate, and start a pool of no threads for 0).
+  // Kokkos' integer arguments are checked before Kokkos reads them (3.4 would std::stoi
+  // "abc" into std::terminate, and start a pool of no threads for 0; 4.x would read "4x" as 4),
+  // under the names of both generations.
   EXPECT_EQ(walk_error({"--kokkos-threads=abc"}, path_or_n), "--kokkos-threads wants an integer, got 'abc'");
   EXPECT_EQ(walk_error({"--kokkos-threads=0"}, path_or_n),
             "--kokkos-threads wants an integer in [1, 2147483647], got 0");
@@ -147,6 +148,10 @@ TEST(CommandLine, PassesOverKokkosArguments) {
   EXPECT_EQ(walk_error({"--kokkos-device-id=-1"}, path_or_n),
             "--kokkos-device-id wants an integer in [0, 2147483647], got -1");
   EXPECT_EQ(walk_error({"--kokkos-device-id=0", "--kokkos-numa=1"}, path_or_n), "");
+  EXPECT_EQ(walk_error({"--kokkos-num-threads=2", "a.mtx"}, path_or_n), "");
+  EXPECT_EQ(walk_error({"--kokkos-num-threads=4x"}, path_or_n), "--kokkos-num-threads wants an integer, got '4x'");
+  EXPECT_EQ(walk_error({"--kokkos-num-threads=0"}, path_or_n),
+            "--kokkos-num-threads wants an integer in [1, 2147483647], got 0");
 }
 
 TEST(CommandLine, HelpPrintsTheUsageAndThrowsHelpShown) {

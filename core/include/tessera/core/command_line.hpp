@@ -46,12 +46,16 @@ inline double parse_real(const std::string& text, const std::string& what) {
 // with std::stoi before it checks the form, so "--kokkos-threads=abc" ends the program in
 // std::terminate and "--kokkos-threads 4" reads past the argument; and it starts its OpenMP
 // back end with a pool of no threads for N = 0, whose dynamically scheduled loops then divide
-// by zero. Checked here first, as the program's own options are.
+// by zero. Kokkos 4 (--kokkos-num-threads, --kokkos-device-id) reads "4x" as 4 and ends a bad
+// value in Kokkos::abort. Checked here first, as the program's own options are, under the names
+// of both (each ignores the other's), so that this header needs no Kokkos.
 inline void check_kokkos_argument(const std::string& arg) {
   static constexpr struct {
     const char* name;
     long long lo;
-  } kIntegers[] = {{"--kokkos-threads", 1}, {"--kokkos-numa", 1}, {"--kokkos-device-id", 0}, {"--kokkos-device", 0}};
+  } kIntegers[] = {{"--kokkos-threads", 1},     {"--kokkos-numa", 1},      {"--kokkos-device", 0},  // 3.4
+                   {"--kokkos-num-threads", 1},                                                  // 4.x
+                   {"--kokkos-device-id", 0}};                                                   // both
   const std::string name = arg.substr(0, arg.find('='));
   for (const auto& option : kIntegers) {
     if (name != option.name) continue;
