@@ -231,7 +231,7 @@ enable_deb_src() {
 # ---------------------------------------------------------------- step: packages
 PKGS=(build-essential cmake ninja-build pkg-config libopenmpi-dev openmpi-bin
       libgtest-dev libgmock-dev libbenchmark-dev libeigen3-dev zlib1g-dev dpkg-dev python3
-      libpetsc-real-dev)
+      libpetsc-real-dev clang libclang-rt-dev)
 ensure_packages() {
   local missing=() p
   for p in "${PKGS[@]}"; do

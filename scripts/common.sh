@@ -1,6 +1,7 @@
 # Shared by demo.sh and test.sh (sourced, not run): parse --cuda / --jobs / --kokkos-src /
-# --kokkos-kernels-src, run the bootstrap, configure and build Tessera into build/<cfg>
-# (build/<cfg>-kokkos-<version> with --kokkos-src).
+# --kokkos-kernels-src / --sanitize / --target, run the bootstrap, configure and build Tessera
+# into build/<cfg> (build/<cfg>-kokkos-<version> with --kokkos-src, build/host-sanitize with
+# --sanitize; --target NAME, repeatable, builds only those targets).
 # Sets: REPO CFG JOBS BUILD_DIR PREFIX REST_ARGS (the arguments not consumed here).
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -12,6 +13,8 @@ CFG=host
 JOBS=$(nproc 2>/dev/null || echo 2)
 REST_ARGS=()
 KOKKOS_ARGS=()   # --kokkos-src DIR / --kokkos-kernels-src DIR, passed on to bootstrap.sh
+SANITIZE=0       # --sanitize: AddressSanitizer and UndefinedBehaviorSanitizer (host builds)
+TARGETS=()       # --target NAME: build only these
 # Prints lines <range> of <script> (its usage header) and exits when any argument is -h or
 # --help: passed on to the example or to ctest, it would only get there after a full build.
 usage_if_asked() {
@@ -30,6 +33,8 @@ parse_common_args() {
       --cuda) CFG=cuda ;;
       --jobs) [[ $# -ge 2 ]] || { echo "error: --jobs needs a number (--jobs N)" >&2; exit 1; }; JOBS=$2; shift ;;
       --jobs=*) JOBS=${1#*=} ;;
+      --sanitize) SANITIZE=1 ;;
+      --target) [[ $# -ge 2 ]] || { echo "error: --target needs a target name" >&2; exit 1; }; TARGETS+=("$2"); shift ;;
       --kokkos-src|--kokkos-kernels-src)
         [[ $# -ge 2 ]] || { echo "error: $1 needs a source folder ($1 DIR)" >&2; exit 1; }
         KOKKOS_ARGS+=("$1" "$2"); shift ;;
@@ -41,6 +46,7 @@ parse_common_args() {
 
 # Bootstrap the dependencies, then configure + build Tessera.
 bootstrap_and_build() {
+  [[ $SANITIZE == 1 && $CFG == cuda ]] && { echo "error: --sanitize is for host builds, not --cuda" >&2; exit 1; }
   local boot_args=(--jobs "$JOBS" "${KOKKOS_ARGS[@]+"${KOKKOS_ARGS[@]}"}")
   [[ $CFG == cuda ]] && boot_args+=(--cuda)
   step "bootstrap: Kokkos (+ Kokkos Kernels) for '$CFG'"
@@ -52,6 +58,7 @@ bootstrap_and_build() {
   # Kokkos, so that switching between Kokkos versions does not rebuild one tree each time.
   local deps_name=${PREFIX##*/}
   BUILD_DIR=$REPO/build/${deps_name%-*}
+  [[ $SANITIZE == 1 ]] && BUILD_DIR+=-sanitize
   # Two runs at once (demo.sh and test.sh) must not configure and build one tree together:
   # the second waits; the lock is held until this script ends, tests included.
   mkdir -p "$REPO/build"
@@ -75,8 +82,15 @@ bootstrap_and_build() {
     command -v nvcc >/dev/null || export PATH=${CUDA_HOME:-/usr/local/cuda}/bin:$PATH
     cfg_args+=(-DCMAKE_CXX_COMPILER="$PREFIX/bin/nvcc_wrapper")
   fi
+  if [[ $SANITIZE == 1 ]]; then
+    # Debug information for the reports' stack traces; the benchmarks are not tests.
+    local flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+    cfg_args+=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$flags" -DTESSERA_BUILD_PERF_TESTS=OFF
+               -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined"
+               -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined")
+  fi
   step "configure Tessera ($CFG) in ${BUILD_DIR#"$REPO"/}"
   run cmake -S "$REPO" -B "$BUILD_DIR" "${cfg_args[@]}"
-  step "build Tessera ($JOBS jobs)"
-  run cmake --build "$BUILD_DIR" -j "$JOBS"
+  step "build Tessera ($JOBS jobs${TARGETS[*]+", targets: ${TARGETS[*]}"})"
+  run cmake --build "$BUILD_DIR" -j "$JOBS" ${TARGETS[@]+--target "${TARGETS[@]}"}
 }

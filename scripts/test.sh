@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # test.sh — bootstrap, build and run the test suite with ctest.
-#   scripts/test.sh [--cuda] [--jobs N] [--kokkos-src DIR] [--label-exclude LABEL] [--build-only] [extra ctest args]
+#   scripts/test.sh [--cuda] [--jobs N] [--kokkos-src DIR] [--sanitize] [--target NAME] [--label-exclude LABEL]
+#                   [--build-only] [extra ctest args]
 # --kokkos-src DIR [--kokkos-kernels-src DIR]: build with that Kokkos (3.4 to 4.x) instead of 3.4.1.
+# --sanitize: the host suite with ASan and UBSan in build/host-sanitize (leaks inside the MPI
+# libraries suppressed). --target NAME (repeatable): build only those targets (then select the
+# tests to run with -R).
 # Tests labelled `gpu` run only where nvidia-smi finds a GPU. The `install` test
 # installs the build into a scratch prefix and builds a consumer project against it.
 # Data: $TESSERA_DATA_DIR (default: <repo>/../shared/data).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-usage_if_asked "${BASH_SOURCE[0]}" 2,7 "$@"
+usage_if_asked "${BASH_SOURCE[0]}" 2,11 "$@"
 parse_common_args "$@"
 
 # Our own --label-exclude is merged with the automatic `gpu` exclusion.
@@ -44,6 +48,14 @@ if [[ $EUID -eq 0 ]]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 export OMPI_MCA_rmaps_base_oversubscribe=${OMPI_MCA_rmaps_base_oversubscribe:-1}
+
+if [[ $SANITIZE == 1 ]]; then
+  # A failed operator new is fatal under ASan whatever these say; a failed malloc (Kokkos'
+  # allocations) returns null and becomes an exception, as without ASan.
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1}
+  export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$REPO/scripts/sanitize/lsan.supp:print_suppressions=0}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+fi
 
 # --no-tests=error: a filter that matches nothing (a mistyped -R) fails instead of passing.
 ctest_args=(--test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j "$JOBS")
