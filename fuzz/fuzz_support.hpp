@@ -16,15 +16,24 @@
 
 namespace tessera_fuzz {
 
-// A file of this process's own (fuzzing jobs run side by side), in the system's temporary folder.
-inline std::string scratch_path(const std::string& name) {
-  static const std::filesystem::path dir = [] {
-    auto d = std::filesystem::temp_directory_path() / ("tessera_fuzz_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
+// A folder of this process's own (fuzzing jobs run side by side) in the system's temporary
+// folder, removed when the process exits (libFuzzer ends its runs with exit()). Held by a
+// pointer that is never deleted: the exit handler runs after static destructors would have.
+inline const std::filesystem::path& scratch_dir() {
+  static const std::filesystem::path* dir = [] {
+    auto* d = new std::filesystem::path(std::filesystem::temp_directory_path() /
+                                        ("tessera_fuzz_" + std::to_string(::getpid())));
+    std::filesystem::create_directories(*d);
+    std::atexit([] {
+      std::error_code ignored;
+      std::filesystem::remove_all(scratch_dir(), ignored);
+    });
     return d;
   }();
-  return (dir / name).string();
+  return *dir;
 }
+
+inline std::string scratch_path(const std::string& name) { return (scratch_dir() / name).string(); }
 
 inline std::string write_input(const std::string& name, const std::uint8_t* data, std::size_t size) {
   const std::string path = scratch_path(name);
