@@ -83,7 +83,8 @@ bootstrap_and_build() {
     cfg_args+=(-DCMAKE_CXX_COMPILER="$PREFIX/bin/nvcc_wrapper")
   fi
   if [[ $SANITIZE == 1 ]]; then
-    # Debug information for the reports' stack traces; the benchmarks are not tests.
+    # Debug information for the reports' stack traces; the benchmarks are not tests. The MPI
+    # tests' environment turns leak checks off (CMakeLists.txt, TESSERA_MPI_TEST_ENV).
     local flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
     cfg_args+=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$flags" -DTESSERA_BUILD_PERF_TESTS=OFF
                -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined"
