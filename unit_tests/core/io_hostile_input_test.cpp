@@ -53,7 +53,7 @@ TEST_F(HostileInput, TriangleOfTheLargestOrderIsAnOverflowError) {
       EXPECT_NE(std::string(e.what()).find(file + ":2: array of " + n + " x " + n), std::string::npos) << e.what();
     }
   }
-  // The largest odd and even orders whose triangles fit, counted without overflow.
+  // A small skew-symmetric order still counts its strict lower triangle (3 entries of 3 x 3).
   const std::string small = write_raw("three.mtx", "%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\n2\n3\n");
   tessera::io::MatrixMarketInfo info{};
   EXPECT_EQ(tessera::io::read_matrix_market(small, &info, false).nnz(), 3);
