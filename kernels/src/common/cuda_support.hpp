@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "tessera/core/error.hpp"
+#include "tessera/kernels/common/cuda/stream_capture.hpp"
 
 #define TESSERA_CUDA_CHECK(expr)                                                                         \
   do {                                                                                                   \
@@ -118,18 +119,5 @@ struct EventPair {
   EventPair(const EventPair&) = delete;
   EventPair& operator=(const EventPair&) = delete;
 };
-
-// Whether `stream` is being captured into a graph, where nothing may synchronize.
-inline bool stream_is_capturing(cudaStream_t stream) {
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  TESSERA_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
-  return capture != cudaStreamCaptureStatusNone;
-}
-
-// Throws tessera::Error when `stream` is being captured: `who` times calls and synchronizes.
-inline void require_not_capturing(cudaStream_t stream, const char* who) {
-  if (stream_is_capturing(stream))
-    throw Error(std::string(who) + ": the stream is being captured; time it outside the capture");
-}
 
 }  // namespace tessera::kernels::cuda

@@ -16,7 +16,7 @@ namespace tessera::kernels::cuda {
 Nv24Launch nv24_tune(const Nv24Args& args, cudaStream_t stream) {
   const std::vector<Nv24Launch> candidates = nv24_candidates(args);  // nv24_choose's first
   if (args.m == 0 || args.n == 0 || candidates.size() == 1) return candidates.front();
-  require_not_capturing(stream, "nv24_tune");
+  require_not_capturing(stream, "nv24_tune", "times its candidates");
   DeviceBuffer<unsigned char> scratch(static_cast<std::size_t>(args.m * args.n) * 2, stream);  // 2-byte elements
   Nv24Args t = args;
   t.C = scratch.ptr;

@@ -1440,7 +1440,7 @@ TcaKernel tca_tune(const TcaPlan& plan, const TcaArgs& a, bool allow_tf32, cudaS
   const TcaKernel guess = tca_choose(plan, a, allow_tf32);
   const bool tensor_cores = tca_has_tensor_core(a.type) && (a.type != TcaType::F32 || allow_tf32);
   if (!tensor_cores || a.rows == 0 || a.n == 0) return guess;
-  require_not_capturing(stream, "tca_tune");
+  require_not_capturing(stream, "tca_tune", "times its candidates");
   // The candidates write a scratch C (beta 0) laid out as the caller's, row- or column-major
   // (their stores cost differently), so the caller's C is neither read nor written.
   DeviceBuffer<unsigned char> scratch(static_cast<std::size_t>(a.rows * a.n) * elem_size(a.type), stream);
