@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "tessera/core/error.hpp"
+#include "tessera/kernels/common/cuda/kernel_status.hpp"
 #include "tessera/kernels/common/cuda/stream_capture.hpp"
 
 #define TESSERA_CUDA_CHECK(expr)                                                                         \
@@ -35,9 +36,17 @@
 
 namespace tessera::kernels::cuda {
 
+// Throws what a refused status stands for (NotCompiled or ShapeError), its reason after `who`.
+inline void require_ok(const KernelStatus& s, const char* who) {
+  if (s.ok) return;
+  const std::string what = std::string(who) + ": " + s.reason;
+  if (s.not_compiled) throw NotCompiled(what);
+  throw ShapeError(what);
+}
+
 // Stream-ordered pool for workspaces and packed copies of operands. It keeps its memory between calls: the
 // default pool hands memory back to the driver at every synchronization, and the next
-// cudaMallocAsync then costs tens of microseconds per call (measured on H100). One pool
+// cudaMallocAsync then costs tens of microseconds per call. One pool
 // per device, alive for the process; it holds at most the largest workspace used.
 inline cudaMemPool_t workspace_pool() {
   static std::mutex mutex;

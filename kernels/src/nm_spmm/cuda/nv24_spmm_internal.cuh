@@ -1,12 +1,10 @@
 #pragma once
-// Private pieces shared by the two NV24 kernel sources: nv24_spmm.cu (portable mma.sp kernel,
-// launch choice, split-K workspace) and nv24_spmm_wgmma.cu (sm_90a wgmma.sp kernel). Not
-// installed.
+// Device code shared by the two NV24 kernels: nv24_spmm_mma.cu (portable mma.sp kernel) and
+// nv24_spmm_wgmma.cu (sm_90a wgmma.sp kernel); what the host knows of them is in
+// nv24_launch.hpp. Not installed.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
-
-#include "tessera/kernels/nm_spmm/cuda/nv24_spmm_cuda.hpp"
 
 namespace tessera::kernels::cuda::nv24_detail {
 
@@ -54,24 +52,5 @@ __device__ __forceinline__ void block_tile(int tiles_m, int tiles_n, int& tm, in
   tm = first_m + (blockIdx.x % per_group) % group_m;
   tn = (blockIdx.x % per_group) / group_m;
 }
-
-// K splits of a wgmma.sp launch: the blocks of one output tile form a cluster (the portable limit).
-constexpr int kMaxClusterSplits = 8;
-
-// The sm_90a kernel (nv24_spmm_wgmma.cu): a block of two warpgroups and a producer warp
-// computes bn weight rows x bm activation rows. Host-side facts the launch choice needs, and
-// the launch itself: blocks of the tiles_m x tiles_n grid along x, `splits` K splits along
-// y (at most kMaxClusterSplits, one cluster per output tile), each running split_stages k
-// tiles. dependent (one split only): launched as the programmatic dependent of the wgmma.sp
-// launch before it on the stream (whose blocks allow it at once), which it must not read from.
-struct WgmmaTileInfo {
-  int bn, bm, threads, smem_bytes;
-};
-WgmmaTileInfo wgmma_tile_info(Nv24Tile tile);
-// Clusters of `splits` blocks of `tile` the current device runs at once (its GPCs hold whole
-// clusters only, so this can be less than the multiprocessors / splits). Cached per device.
-int wgmma_max_active_clusters(Nv24Tile tile, int splits);
-void wgmma_launch(Nv24Tile tile, const Nv24Args& a, int splits, int split_stages, bool dependent,
-                  cudaStream_t stream);
 
 }  // namespace tessera::kernels::cuda::nv24_detail

@@ -1,6 +1,6 @@
 // NV24 kernel for Hopper (sm_90a only: this source is compiled with
 // -gencode arch=compute_90a,code=sm_90a): wgmma.mma_async.sp m64nNk32, fp32 accumulation.
-// C^T = W * A^T as in nv24_spmm.cu: W (the weight, n x k, 2:4 along k) is wgmma's sparse
+// C^T = W * A^T as in nv24_spmm_mma.cu: W (the weight, n x k, 2:4 along k) is wgmma's sparse
 // A operand, the activations A (m x k) its dense B operand, both read from shared memory
 // through matrix descriptors; the NV24 metadata tiles are wgmma.sp's metadata registers as
 // stored (tessera/formats/nv24/layout.hpp; checked by perf_tests/nv24/nv24_wgmma_probe).
@@ -21,10 +21,9 @@
 // K split s ways (blockIdx.y): the s blocks of an output tile form one thread-block cluster
 // (1 x s); each leaves its fp32 partial tile in its shared memory, and after a cluster barrier
 // each block adds up a 1/s share of the tile's rows over all of them (distributed shared
-// memory loads) and writes it to C: one launch, no workspace. Before clusters the partials went
-// through an fp32 workspace in global memory (zeroed by a memset, summed by 8-byte atomics,
-// converted by a third kernel): on an H100 no split of m = 256, n = k = 2048 then beat the
-// unsplit launch (13.8 us); in clusters, 3 splits take 10.5 us.
+// memory loads) and writes it to C: one launch, no workspace. Through an fp32 workspace in global
+// memory (a memset, 8-byte atomics, a conversion kernel) splits cost small products more than
+// they gained.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
@@ -45,6 +44,7 @@
 #include "../../common/tensor_map.hpp"
 #include "../../common/ptx_copy.cuh"
 #include "../../common/ptx_wgmma.cuh"
+#include "nv24_launch.hpp"
 #include "nv24_spmm_internal.cuh"
 
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -77,7 +77,7 @@ static_assert(kKTile == 64 && nv24::kRowTile == 16 && nv24::kTileWords == 32,
 // floats) in each of the SPLITS blocks of this cluster, summed and written to C at (m0 + r0,
 // n0) in 8-byte pieces where c_vec; `threads` threads, this one `tid`. Each thread issues about
 // 16 loads (U rows x SPLITS blocks) before its first add; the sum still runs at the cluster
-// network's pace (H100: 2.4 us for the 64 KB tile of HopperSquare, 3.4 us for HopperWide's 128).
+// network's pace.
 template <int SPLITS, int COLS, int STRIDE, class T>
 __device__ __forceinline__ void sum_cluster_rows(const float* part, int r0, int r1, T* C, long long ldc, int m0, int n0,
                                                  int m, int n, bool c_vec, int tid, int threads) {
@@ -145,7 +145,7 @@ template <class T, int MB, int BM, int STAGES, int KSTEP, Producer P>
 __global__ void __launch_bounds__(kBlockThreadsOf<P>, 1)
     nv24_wgmma_kernel(const __grid_constant__ TensorMaps maps, T* __restrict__ C, long long ldc, int m, int n,
                       int k_tiles, int tiles_m, int tiles_n, bool c_vec, int split_stages) {
-  // A tail launch (nv24_spmm.cu) may take the multiprocessors this grid no longer needs: it
+  // A tail launch (nv24_spmm.cu's run) may take the multiprocessors this grid no longer needs: it
   // writes other rows of C and reads nothing this grid writes.
   allow_dependent_grid_launch();
   using S = WShape<MB, BM, STAGES, KSTEP>;
@@ -212,7 +212,7 @@ __global__ void __launch_bounds__(kBlockThreadsOf<P>, 1)
   // data-dependent wgmma: ptxas would serialize them), then wait for the previous group only,
   // so one group stays in the tensor cores while the next is prepared, and release the
   // previous group's slots to the producer. The in-flight wgmma reads its metadata register
-  // late (seen on an H100: products went wrong when it changed under it), so the steps
+  // late (products go wrong when it changes under it), so the steps
   // alternate between two metadata arrays and each keeps the other one's registers alive
   // until that group retired: the compiler cannot give both the same registers. `first`
   // (the block's first step, whose first wgmma ignores the accumulators) is a compile-time
@@ -337,7 +337,7 @@ template <int MB, int BM, int STAGES, int KSTEP, Producer P = Producer::Warp>
 struct WConfig {
   using S = WShape<MB, BM, STAGES, KSTEP>;
   static constexpr int kBN = S::kBN;
-  static WgmmaTileInfo info() { return {kBN, BM, kBlockThreadsOf<P>, S::kSmemBytes}; }
+  static TileInfo info() { return {kBN, BM, 1, S::kSmemBytes}; }  // one k tile per stage
   static int max_active_clusters(int splits) {
     auto kernel = nv24_wgmma_kernel<__half, MB, BM, STAGES, KSTEP, P>;  // bf16: the same resources
     TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
@@ -384,11 +384,9 @@ struct WConfig {
                           c_vec, split_stages);
   }
 };
-// Producer warp, per-slot release and one wgmma group in flight (nv24_bench --sweep on an
-// H100, vs the block barrier with two k tiles per group): a group in flight holds its slots
-// longer, so the rings of 4-5 stages lose their lookahead with two k tiles per group (Wide /
-// Square 10-20% slower) and gain with one (up to 15% at m = 256-1024); the 6-stage Tall tile
-// keeps two (4096^3 and small m 3-19% faster).
+// Producer warp, per-slot release and one wgmma group in flight: a group in flight holds its
+// slots longer, so the rings of 4-5 stages keep their lookahead only with one k tile per group;
+// the 6-stage Tall ring keeps two.
 using WideTile = WConfig<1, 256, 5, 1>;    // 128 x 256, 5 x 41 KB stages: 1 block per SM
 using SquareTile = WConfig<1, 128, 4, 1>;  // 128 x 128, 4 x 25 KB stages: 2 blocks per SM
 using TallTile = WConfig<2, 128, 6, 2>;    // 256 x 128, 6 x 34 KB stages: 1 block per SM
@@ -396,7 +394,6 @@ using TallTile = WConfig<2, 128, 6, 2>;    // 256 x 128, 6 x 34 KB stages: 1 blo
 // as for Wide): wgmma.sp reads the activations once per 64 weight rows whatever the tile, so
 // the larger tile saves shared-memory traffic on the weights and the copies (about 205 B per
 // tensor-core cycle at the sparse peak against Tall's 228; the SM's shared memory gives 128).
-// On an H100 it ran 13-18% faster than Tall per multiprocessor where both fill whole waves.
 using LargeTile = WConfig<2, 192, 5, 1, Producer::Warpgroup>;
 
 template <class T>
@@ -430,7 +427,7 @@ int wgmma_max_active_clusters(Nv24Tile tile, int splits) {
   return clusters;
 }
 
-WgmmaTileInfo wgmma_tile_info(Nv24Tile tile) {
+TileInfo wgmma_tile_info(Nv24Tile tile) {
   switch (tile) {
     case Nv24Tile::HopperWide: return WideTile::info();
     case Nv24Tile::HopperTall: return TallTile::info();

@@ -1,4 +1,4 @@
-// VNM SpMM: the A panel pass, the launch choice and the launch (see
+// VNM SpMM: the A panel pass, the checks, the launch choice and the launch (see
 // tessera/kernels/nm_spmm/cuda/vnm_spmm.hpp for the algorithm, vnm_spmm_kernel.cuh for the
 // kernel). Raw pointers only; every CUDA call and launch is checked and turned into
 // tessera::CudaError.
@@ -7,14 +7,17 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <string>
 
 #include "tessera/core/error.hpp"
 #include "tessera/formats/vnm/staging.hpp"
 #include "../../common/cuda_support.hpp"
+#include "../../common/device_info.hpp"
 #include "../../common/grid_dependency.cuh"
 #include "../../common/tensor_map.hpp"
 #include "vnm_spmm_kernel.cuh"
+#include "vnm_tuning.hpp"
 
 namespace tessera::kernels::cuda {
 namespace {
@@ -84,25 +87,9 @@ __global__ void __launch_bounds__(kTransposeTile * kTransposeRowsPerPass) vnm_a_
   }
 }
 
-struct DeviceInfo {
-  int sms = 0;
-  std::size_t max_shared = 0;         // per block
-  std::size_t max_shared_per_sm = 0;  // all resident blocks together
-  int major = 0, minor = 0;           // compute capability
-  // The sm_90a build of the kernel (producer warpgroup) runs on compute capability 9.0 alone.
-  bool sm90a() const { return major == 9 && minor == 0; }
-  // What VnmCopier::Auto stands for on this device.
-  VnmCopier copier() const { return sm90a() ? VnmCopier::ProducerWarpgroup : VnmCopier::ComputingWarp; }
-};
-DeviceInfo device_info() {
-  int dev = 0, sms = 0, smem = 0, smem_sm = 0, major = 0, minor = 0;
-  TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
-  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
-  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-  return {sms, static_cast<std::size_t>(smem), static_cast<std::size_t>(smem_sm), major, minor};
+// What VnmCopier::Auto stands for on device d.
+VnmCopier auto_copier(const DeviceInfo& d) {
+  return d.sm90a() ? VnmCopier::ProducerWarpgroup : VnmCopier::ComputingWarp;
 }
 
 bool aligned(const void* p, std::uintptr_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
@@ -131,23 +118,77 @@ int resident_blocks(const SmemLayout& l, const DeviceInfo& dev) {
   return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(kBlocksPerSm<BM>, fit)));
 }
 
-void check_args(const VnmSpmmArgs& a) {
-  auto fail = [](const std::string& what) { throw Error("tessera::kernels::cuda::vnm_spmm: " + what); };
-  if (a.m < 0 || a.k < 0 || a.n < 0) fail("negative extent");
+constexpr const char* kWho = "tessera::kernels::cuda::vnm_spmm";
+
+
+KernelStatus check_args(const VnmSpmmArgs& a) {
+  if (a.m < 0 || a.k < 0 || a.n < 0) return KernelStatus::refused("negative extent");
   if (!(a.N > 0 && a.N < a.M && a.M <= 32) || !(a.L == 4 || a.L == 8 || a.L == 16 || a.L == 32 || a.L == 64))
-    fail("pattern " + std::to_string(a.N) + ":" + std::to_string(a.M) + " L=" + std::to_string(a.L) + " unsupported");
+    return KernelStatus::refused("pattern " + std::to_string(a.N) + ":" + std::to_string(a.M) + " L=" + std::to_string(a.L) +
+                   " unsupported");
   const std::int64_t windows = (a.k + a.M - 1) / a.M;
   if (a.stored_rows != windows * a.N || a.padded_cols != (a.n + a.L - 1) / a.L * a.L)
-    fail("vals extents " + std::to_string(a.stored_rows) + " x " + std::to_string(a.padded_cols) +
-         " do not match k = " + std::to_string(a.k) + ", n = " + std::to_string(a.n));
+    return KernelStatus::refused("vals extents " + std::to_string(a.stored_rows) + " x " + std::to_string(a.padded_cols) +
+                   " do not match k = " + std::to_string(a.k) + ", n = " + std::to_string(a.n));
   if (a.stored_rows > 0 && (!a.tile_stage_pos || !a.stage || !a.offsets || (a.packed && !a.column_list) ||
                             a.offsets_ld % 16 != 0 || a.offsets_ld < kOffsetRow))
-    fail("incomplete stage plan (build it with formats/vnm/staging.hpp, tile_cols = kVnmTileCols)");
+    return KernelStatus::refused("incomplete stage plan (build it with formats/vnm/staging.hpp, tile_cols = kVnmTileCols)");
   if (a.lda < (a.a_col_major ? a.m : a.k) || a.ldc < (a.c_col_major ? a.m : a.n))
-    fail("leading dimension below the " + std::string(a.a_col_major ? "column" : "row") + " length of A or the " +
-         (a.c_col_major ? "column" : "row") + " length of C");
-  if (!aligned(a.vals, 16) || !aligned(a.offsets, 16)) fail("vals and offsets must be 16-byte aligned");
-  if (a.stored_rows >= (std::int64_t(1) << 31)) fail("more than 2^31 stored rows");
+    return KernelStatus::refused("leading dimension below the " + std::string(a.a_col_major ? "column" : "row") +
+                   " length of A or the " + (a.c_col_major ? "column" : "row") + " length of C");
+  if (!aligned(a.vals, 16) || !aligned(a.offsets, 16)) return KernelStatus::refused("vals and offsets must be 16-byte aligned");
+  if (a.stored_rows >= (std::int64_t(1) << 31)) return KernelStatus::refused("more than 2^31 stored rows");
+  return {};
+}
+
+// The launch vnm_spmm runs: `forced` (null: vnm_choose_launch's) with its Auto parts chosen.
+VnmLaunch resolved(const VnmSpmmArgs& a, const VnmLaunch* forced, const DeviceInfo& dev) {
+  VnmLaunch l = forced ? *forced : vnm_choose_launch(a);
+  if (l.copier == VnmCopier::Auto) l.copier = auto_copier(dev);
+  if (l.a_staging == VnmAStaging::Auto) l.a_staging = vnm_choose_launch(a).a_staging;
+  return l;
+}
+
+int block_rows(const VnmLaunch& l) { return l.rows == VnmRowTile::Rows128 ? 128 : 64; }
+
+// Where a launch's stages take A from, and the panel workspace that needs.
+struct AStaging {
+  bool direct;  // plain plan, column-major A with 16-byte aligned columns: boxes straight from A
+  bool rows;    // plain plan, row-major A: boxes of its rows (VnmAStaging::RowBoxes)
+  std::int64_t padded_k, panels;  // columns of the stages, panels of kPanelRows rows
+  bool needs_panels() const { return !direct && !rows; }
+  std::size_t panel_floats() const {
+    return needs_panels() ? static_cast<std::size_t>(panels * padded_k * kPanelRows) : 0;
+  }
+};
+AStaging a_staging(const VnmSpmmArgs& a, const VnmLaunch& l) {
+  return {a.a_col_major && !a.packed && aligned(a.A, 16) && a.lda % 4 == 0,
+          l.a_staging == VnmAStaging::RowBoxes && vnm_row_boxes_apply(a), a.stored_rows / a.N * a.M,
+          (a.m + kPanelRows - 1) / kPanelRows};
+}
+
+// Everything vnm_spmm checks, in its order: the arguments, then what the device and the launch
+// it runs (`launch`: `forced` resolved, for m, n > 0) allow.
+KernelStatus check_call(const VnmSpmmArgs& a, const VnmLaunch* forced, VnmLaunch& launch) {
+  if (KernelStatus r = check_args(a); !r.ok) return r;
+  if (a.m == 0 || a.n == 0) return {};
+  const DeviceInfo& dev = device_info();
+  launch = resolved(a, forced, dev);
+  const VnmLaunch& l = launch;
+  if (dev.major < 9)
+    return KernelStatus::not_runnable("needs compute capability 9.0 or newer (bulk copies), the device has " +
+                       std::to_string(dev.major) + ".x");
+  if (l.copier == VnmCopier::ProducerWarpgroup && !dev.sm90a())
+    return KernelStatus::not_runnable("the producer-warpgroup kernel is built for sm_90a and needs a compute capability 9.0 device, "
+                   "the device has " + std::to_string(dev.major) + "." + std::to_string(dev.minor));
+  const int bm = block_rows(l);
+  if ((a.m + bm - 1) / bm > 65535) return KernelStatus::refused("m = " + std::to_string(a.m) + " needs more than 65535 row tiles");
+  if (a.stored_rows == 0) return {};  // k = 0: C = 0, no kernel
+  const SmemLayout layout = smem_layout(a, a_staging(a, l).rows);
+  if (layout.bytes() > dev.max_shared_per_block)
+    return KernelStatus::not_runnable("two stage buffers of " + std::to_string(layout.buffer_bytes) + " bytes exceed the device's " +
+                       std::to_string(dev.max_shared_per_block) + " bytes of shared memory per block");
+  return {};
 }
 
 }  // namespace
@@ -171,25 +212,22 @@ std::string VnmLaunch::describe() const {
 
 bool vnm_prefers_packed(int, int, int) {
   // A packed stage copies each of its A columns with a copy of its own, a plain stage all of
-  // them with one box, and the copy engine pays per copy: on an H100 at 4096^3 packed plans ran
-  // 1.3-1.6x slower than plain ones for 4:32 .. 16:32 at L = 32 and 64 (3.2-3.8x against
-  // 4.6x cuBLAS at 4:32), though they copy a third less of A. Plain everywhere.
+  // them with one box, and the copy engine pays per copy more than packed plans save by
+  // copying less of A. Plain everywhere.
   return false;
 }
 
 VnmLaunch vnm_choose_launch(const VnmSpmmArgs& a) {
-  const DeviceInfo dev = device_info();
-  // Estimated time in stages of an SM: full waves of blocks (an SM runs resident_blocks blocks
-  // at a time, at about the same rate) times a block's stages, plus one stage per block for
-  // filling the pipeline and one more for the atomic sums of split-K, each split keeping at
-  // least two stages (set for the 128-column, 40-row stages of the cp.async kernel and not
-  // refitted since); 64-row blocks pay 5% for copying B twice as often per FMA.
+  const DeviceInfo& dev = device_info();
+  const VnmTuning& tuning = vnm_tuning(dev);
+  // Estimated time in stages of an SM (vnm_tuning.hpp): full waves of blocks (an SM runs
+  // resident_blocks blocks at a time, at about the same rate) times a block's stages and costs.
   const std::int64_t col_tiles = (a.n + kTileCols - 1) / kTileCols;
   VnmLaunch best;
-  best.copier = dev.copier();
+  best.copier = auto_copier(dev);
   // Row boxes save the panel pass (about 8 bytes of traffic per element of A) and cost six more
   // shared loads per stored row: they pay where each element of A feeds few products.
-  const bool few_products = a.n * a.N <= static_cast<std::int64_t>(kVnmRowBoxesMaxProducts) * a.M;
+  const bool few_products = a.n * a.N <= static_cast<std::int64_t>(tuning.row_boxes_max_products) * a.M;
   best.a_staging = vnm_row_boxes_apply(a) && few_products ? VnmAStaging::RowBoxes : VnmAStaging::Panels;
   double best_cost = -1;
   for (const VnmRowTile rows : {VnmRowTile::Rows128, VnmRowTile::Rows64}) {
@@ -197,11 +235,13 @@ VnmLaunch vnm_choose_launch(const VnmSpmmArgs& a) {
     const SmemLayout layout = smem_layout(a, best.a_staging == VnmAStaging::RowBoxes);
     const int bm = tall ? 128 : 64, per_sm = tall ? resident_blocks<128>(layout, dev) : resident_blocks<64>(layout, dev);
     const std::int64_t tiles = (a.m + bm - 1) / bm * col_tiles, slots = static_cast<std::int64_t>(dev.sms) * per_sm;
-    const std::int64_t max_split = std::max<std::int64_t>(1, std::min<std::int64_t>(16, a.max_tile_stages / 2));
+    const std::int64_t max_split =
+        std::max<std::int64_t>(1, std::min<std::int64_t>(tuning.max_split_k, a.max_tile_stages / 2));
     for (std::int64_t split = 1; split <= max_split; ++split) {
       const std::int64_t waves = (tiles * split + slots - 1) / slots;
-      const double per_block = static_cast<double>((a.max_tile_stages + split - 1) / split) + (split > 1 ? 2 : 1);
-      const double cost = static_cast<double>(waves) * per_block * (tall ? 1.0 : 1.05);
+      const double per_block = static_cast<double>((a.max_tile_stages + split - 1) / split) + tuning.fill_stages +
+                               (split > 1 ? tuning.split_sum_stages : 0.0);
+      const double cost = static_cast<double>(waves) * per_block * (tall ? 1.0 : tuning.rows64_cost);
       if (best_cost < 0 || cost < best_cost) {
         best_cost = cost;
         best.rows = rows;
@@ -212,30 +252,31 @@ VnmLaunch vnm_choose_launch(const VnmSpmmArgs& a) {
   return best;
 }
 
+KernelStatus vnm_can_implement(const VnmSpmmArgs& a, const VnmLaunch* launch) {
+  VnmLaunch resolved_launch;
+  return check_call(a, launch, resolved_launch);
+}
+
+std::size_t vnm_workspace_bytes(const VnmSpmmArgs& a, const VnmLaunch* launch) {
+  require_ok(check_args(a), kWho);
+  if (a.m == 0 || a.n == 0 || a.stored_rows == 0) return 0;
+  return a_staging(a, resolved(a, launch, device_info())).panel_floats() * sizeof(float);
+}
+
 void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced) {
-  check_args(a);
+  VnmLaunch l;
+  require_ok(check_call(a, forced, l), kWho);
   if (a.m == 0 || a.n == 0) return;
-  const DeviceInfo dev = device_info();
-  if (dev.major < 9)
-    throw Error("tessera::kernels::cuda::vnm_spmm: needs compute capability 9.0 or newer (bulk copies), the device has " +
-                std::to_string(dev.major) + ".x");
-  VnmLaunch l = forced ? *forced : vnm_choose_launch(a);
-  if (l.copier == VnmCopier::Auto) l.copier = dev.copier();
-  if (l.a_staging == VnmAStaging::Auto) l.a_staging = vnm_choose_launch(a).a_staging;
-  if (l.copier == VnmCopier::ProducerWarpgroup && !dev.sm90a())
-    throw Error("tessera::kernels::cuda::vnm_spmm: the producer-warpgroup kernel is built for sm_90a and needs a "
-                "compute capability 9.0 device, the device has " + std::to_string(dev.major) + "." +
-                std::to_string(dev.minor));
+  const DeviceInfo& dev = device_info();
   Params p{};
   p.a = a;
   p.groups_per_tile = kTileCols / a.L;
   p.splits = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(l.split_k, a.max_tile_stages)));
   p.atomic = p.splits > 1;
   p.c_vector = aligned(a.C, 16) && a.ldc % 4 == 0;
-  const int bm = l.rows == VnmRowTile::Rows128 ? 128 : 64;
+  const int bm = block_rows(l);
   const dim3 grid(static_cast<unsigned>((a.n + kTileCols - 1) / kTileCols), static_cast<unsigned>((a.m + bm - 1) / bm),
                   static_cast<unsigned>(p.splits));
-  if (grid.y > 65535u) throw Error("vnm_spmm: m = " + std::to_string(a.m) + " needs more than 65535 row tiles");
   if (a.stored_rows == 0) {  // k = 0 gives C = 0
     TESSERA_CUDA_CHECK(cudaMemset2DAsync(a.C, a.ldc * sizeof(float), 0, (a.c_col_major ? a.m : a.n) * sizeof(float),
                                          a.c_col_major ? a.n : a.m, stream));
@@ -243,17 +284,15 @@ void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced
   }
   // All host work (workspace, tensor maps) comes before the launches, so that the GPU does not
   // wait between them while the host encodes maps.
-  const std::int64_t padded_k = a.stored_rows / a.N * a.M, panels = (a.m + kPanelRows - 1) / kPanelRows;
-  p.a_direct = a.a_col_major && !a.packed && aligned(a.A, 16) && a.lda % 4 == 0;
-  p.a_rows = l.a_staging == VnmAStaging::RowBoxes && vnm_row_boxes_apply(a);
-  const bool panels_needed = !p.a_direct && !p.a_rows;
-  DeviceBuffer<float> panel_buf(panels_needed ? static_cast<std::size_t>(panels * padded_k * kPanelRows) : 0, stream,
-                                workspace_pool());
+  const AStaging staging = a_staging(a, l);
+  const std::int64_t padded_k = staging.padded_k, panels = staging.panels;
+  p.a_direct = staging.direct;
+  p.a_rows = staging.rows;
+  DeviceBuffer<float> panel_buf(staging.panel_floats(), stream, workspace_pool());
   p.panels = panel_buf.ptr;
   p.panel_floats = padded_k * kPanelRows;
   p.padded_k = padded_k;
   p.plain_cols = vnm_plain_stage_windows(a.N, a.M, kTileCols) * a.M;
-  constexpr const char* kWho = "tessera::kernels::cuda::vnm_spmm";
   if (p.a_rows)  // (column, row / 4, row % 4): boxes of 32 columns x BM rows in kernel order
     p.a_map = tensor_map_nd<3>(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, a.A, {a.k, a.m / 4, 4},
                                {4 * a.lda * static_cast<std::int64_t>(sizeof(float)),
@@ -271,17 +310,14 @@ void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced
                        CU_TENSOR_MAP_SWIZZLE_NONE, kWho);
   p.o_map = tensor_map(CU_TENSOR_MAP_DATA_TYPE_UINT8, a.offsets, a.offsets_ld, a.padded_cols / a.L, a.offsets_ld,
                        kOffsetRow, p.groups_per_tile, CU_TENSOR_MAP_SWIZZLE_NONE, kWho);
-  const SmemLayout layout = smem_layout(a, p.a_rows);
-  if (layout.bytes() > dev.max_shared)
-    throw Error("tessera::kernels::cuda::vnm_spmm: two stage buffers of " + std::to_string(layout.buffer_bytes) +
-                " bytes exceed the device's " + std::to_string(dev.max_shared) + " bytes of shared memory per block");
+  const SmemLayout layout = smem_layout(a, p.a_rows);  // check_call: within the device's limit
   p.o_offset = layout.o_offset;
   p.rec_offset = layout.rec_offset;
   p.buffer_bytes = layout.buffer_bytes;
   // The pass (without panels to write, only the zeroing of C for split-K, if any) runs first
   // when it has anything to do; the SpMM's blocks wait for the kernel before them
   // (griddepcontrol.wait), whichever it is.
-  const std::int64_t row_blocks = panels_needed ? panels * (kPanelRows / kTransposeTile) : 0;
+  const std::int64_t row_blocks = staging.needs_panels() ? panels * (kPanelRows / kTransposeTile) : 0;
   const std::int64_t c_lines = !p.atomic ? 0 : a.c_col_major ? a.n : a.m;
   const PanelPass pass{a.A, a.m, a.k, a.lda, a.a_col_major, padded_k, row_blocks, panel_buf.ptr,
                        a.C, c_lines, a.c_col_major ? a.m : a.n, a.ldc, p.c_vector};

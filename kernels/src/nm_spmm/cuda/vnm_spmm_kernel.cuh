@@ -37,7 +37,7 @@ constexpr int kComputeThreadsOf = BM / kWarpRows * kWarpsN * 32;
 //     vnm_spmm_sm90a.cu). A single extra warp would not do: the registers of an SM are split
 //     among its four schedulers, so a ninth warp caps every thread at 168 (spills). With the
 //     copies off the computing warps, the copy of a stage starts as soon as the last warp is
-//     done with its buffer (4-7% faster at 4096^3, perf_tests/results/vnm_h100.md).
+//     done with its buffer.
 template <int BM, VnmCopier C>
 constexpr int kThreadsOf = kComputeThreadsOf<BM> + (C == VnmCopier::ProducerWarpgroup ? 128 : 0);
 // The 128-row block (8 warps) takes a whole SM so that its threads may hold 128 accumulators
@@ -48,8 +48,7 @@ constexpr int kBlocksPerSm = BM == 128 ? 1 : 2;
 // Registers per thread after setmaxnreg (multiples of 8). The block starts with what the
 // launch bounds give every thread (65536 / 384 -> 168 for BM = 128, 65536 / (2 x 256) = 128
 // for BM = 64) and setmaxnreg only moves them between its warpgroups: an increase that the
-// pool cannot serve waits forever. 4 x 24 + 8 x 240 also fits but ran 10% slower (the
-// producer spills).
+// pool cannot serve waits forever. 4 x 24 + 8 x 240 also fits, but the producer spills.
 template <int BM>
 constexpr int kProducerRegs = BM == 128 ? 40 : 32;
 template <int BM>
@@ -130,9 +129,7 @@ __device__ __forceinline__ void computing_warps_sync() {
 // mbarrier (done with stage s - 2); each computing warp waits on the buffer's "full"
 // mbarrier (all bytes landed) before computing the stage. No block-wide barrier: a warp
 // starts the next stage as soon as its data is there, so the warps of an SM do not all pass
-// the per-stage work at the same time. (The cp.async copies by all
-// threads with a barrier per stage that this replaced spent a quarter of the warps' time
-// outside the FMA loop at 50% sparsity, perf_tests/results/vnm_h100.md.)
+// the per-stage work at the same time.
 template <int BM, int Groups, VnmCopier Copier, bool RowBoxes>
 __global__ void __launch_bounds__(kThreadsOf<BM, Copier>, kBlocksPerSm<BM>)
     vnm_spmm_kernel(const __grid_constant__ Params p) {
@@ -183,7 +180,7 @@ __global__ void __launch_bounds__(kThreadsOf<BM, Copier>, kBlocksPerSm<BM>)
   // window (its N stored rows, the tile's columns); the offsets one box. Boxes read zeros past
   // the matrix (groups, columns) and may bring columns no offset names. Slots up to the next
   // multiple of 4 (read by the four-slot steps) get zero B rows here. The A box goes first:
-  // issued after B's boxes, 4:32 ran 4% slower at 4096^3.
+  // issued after B's boxes it made the products slower.
   const std::int64_t group_first = n0 / a.L;
   const int a_row0 = static_cast<int>(p.a_direct ? m0 : m0 % kPanelRows);       // the A boxes' first row
   const std::int64_t a_col0 = p.a_direct ? 0 : (m0 / kPanelRows) * p.padded_k;  // and column, less the stage's
@@ -256,10 +253,9 @@ __global__ void __launch_bounds__(kThreadsOf<BM, Copier>, kBlocksPerSm<BM>)
 #pragma unroll
     for (int g = 0; g < Groups; ++g) next[g] = *reinterpret_cast<const std::uint32_t*>(os + g * kOffsetRow);
     // Two four-slot steps per loop trip: ptxas overlaps a step's shared loads with the FMAs of
-    // the step before only inside a trip, and a longer loop body misses the instruction cache
-    // (four steps per trip, 2232 instructions, ran 2-4% slower with the copy-engine pipeline;
-    // perf_tests/results/vnm_h100.md). The FMA order below is the fastest measured: it decides
-    // how ptxas lays the FFMA operands on register banks.
+    // the step before only inside a trip, and a longer loop body (four steps per trip) misses
+    // the instruction cache. The FMA order below is the fastest one tried: it decides how ptxas
+    // lays the FFMA operands on register banks.
 #pragma unroll 2
     for (int s4 = 0; s4 < padded_slots; s4 += 4) {
       // Offsets of the next four slots are fetched before these four are used.
@@ -355,9 +351,8 @@ __global__ void __launch_bounds__(kThreadsOf<BM, Copier>, kBlocksPerSm<BM>)
     // all lanes of the copying warp stored). compute-sanitizer's racecheck credits an arrival
     // to the arriving thread only, so it reports the next copies into the buffer (and the
     // loads after the zero rows) as hazards. Every thread arriving on both barriers silences
-    // it, and ran up to 2.5% slower on large products, 4-8% on the smallest (copying the zero
-    // rows and the record instead does not: racecheck follows bulk copies too;
-    // perf_tests/results/vnm_h100.md, "Sanitizers").
+    // it but slows the kernel down; copying the zero rows and the record instead does not
+    // silence it (racecheck follows bulk copies too).
     __syncwarp();
     if (lane == 0) mbarrier_arrive(&empty[b]);
     if (!kProducer && warp == 0 && t + kStages < count) {
@@ -371,8 +366,7 @@ __global__ void __launch_bounds__(kThreadsOf<BM, Copier>, kBlocksPerSm<BM>)
   // C through shared memory, so that global stores (or split-K reductions) run along whole
   // rows (column-major C: down whole columns): written straight from the 8 x 16 thread tiles,
   // each warp instruction would touch 8 rows in 64-byte pieces, and the next block of the SM
-  // waits for those stores to issue (the stores measured 6-14% of the kernel's time at
-  // 4096^3). The tile's rows are kTileCols floats; 16-byte chunk q of row r sits at chunk
+  // waits for those stores to issue. The tile's rows are kTileCols floats; 16-byte chunk q of row r sits at chunk
   // q ^ ((r / 4) % 8) of its 128-byte group, so the eight rows a quarter-warp writes (4 apart)
   // and the chunks a warp reads along a row fall on different banks.
   computing_warps_sync<kThreads>();  // every warp is done with the stage buffers

@@ -1,7 +1,8 @@
 #pragma once
 // NV24 storage layout: 2:4 sparsity along k, values and metadata exactly as the sparse
 // tensor-core instruction mma.sp.m16n8k32 (fp16/bf16) consumes them. Kokkos-free so the
-// CUDA kernel (kernels/src/nm_spmm/cuda/nv24_spmm.cu) and the formats module share it.
+// CUDA kernels (kernels/src/nm_spmm/cuda/nv24_spmm_mma.cu, nv24_spmm_wgmma.cu) and the formats
+// module share it.
 //
 // The weight B (k x n) is stored transposed: row r of the storage is column r of B, i.e.
 // the n x k matrix W = B^T, whose rows are compressed along k. The kernel computes
@@ -23,11 +24,11 @@
 //        bits 4q .. 4q+3      : row 16R + g,     group 16T + 8s + 4h + q   (q = 0..3)
 //        bits 16+4q .. 16+4q+3: row 16R + g + 8, group 16T + 8s + 4h + q
 //     so a warp loads its metadata registers with one coalesced 128-byte read per tile
-//     (lanes with s = 0 serve selector 0, lanes with s = 1 selector 1). Checked on an
-//     H100 against every (lane, nibble) position.
+//     (lanes with s = 0 serve selector 0, lanes with s = 1 selector 1). Checked on the GPU
+//     against every (lane, nibble) position.
 //     The same words feed the sm_90a wgmma.mma_async.sp m64nNk32 unchanged: warp w of a
 //     warpgroup holds rows 16w .. 16w+15 of the instruction's 64 and loads word `lane` of
-//     their tile, the two k32 halves again through selectors 0 and 1 (checked on an H100 by
+//     their tile, the two k32 halves again through selectors 0 and 1 (checked by
 //     perf_tests/nv24/nv24_wgmma_probe, fp16 and bf16), so one stored order serves both
 //     kernels.
 //   * rows past n in the last row tile have zero values and nibbles 0x4.

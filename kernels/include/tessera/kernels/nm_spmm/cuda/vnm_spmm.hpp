@@ -29,17 +29,20 @@
 //     prefetched into a register), loads its 8 A values of each group's column (two 16-byte
 //     shared loads per group), its 16 B values (four 16-byte loads) and does 128 FMAs;
 //   * plain plans stage whole windows; packed plans stage only the A columns the tile's groups
-//     use (one copy per column), so a stage spans more windows and less of A is read; on an H100
-//     the per-copy cost makes them slower than plain ones, and vnm_prefers_packed says so;
+//     use (one copy per column), so a stage spans more windows and less of A is read, but the
+//     copy engine's cost per copy makes them slower than plain ones (vnm_prefers_packed);
 //   * the C tile goes back through shared memory (bank-swizzled) and is stored along whole rows
 //     (c_col_major: whole columns);
 //   * split-K over a tile's stages (C zeroed, 16-byte atomic adds along rows) when the tiles
 //     cannot fill the GPU.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include <cuda_runtime_api.h>
 #include <vector_types.h>
+
+#include "tessera/kernels/common/cuda/kernel_status.hpp"
 
 namespace tessera::kernels::cuda {
 
@@ -77,11 +80,10 @@ enum class VnmCopier : int { Auto = 0, ProducerWarpgroup = 1, ComputingWarp = 2 
 // Where a plain plan's stages take a row-major A from: the column panels, or boxes of A's
 // rows. RowBoxes applies to M = 32, N % 4 == 0, L >= 16, m % 4 == 0 and 16-byte aligned rows
 // of A (elsewhere, or for packed plans and column-major A, the request falls back to what runs
-// without it). Auto: RowBoxes where it applies and n * N <= kVnmRowBoxesMaxProducts * M, i.e.
-// each element of A feeds at most that many products (on an H100 it ran 1-12% faster there
-// and up to 4% slower on wider or denser products, perf_tests/results/vnm_h100.md).
+// without it). Auto: RowBoxes where it applies and each element of A feeds few products
+// (n * N / M at most a threshold measured per compute capability: the panel pass they save
+// costs less than their extra shared loads only there).
 enum class VnmAStaging : int { Auto = 0, Panels = 1, RowBoxes = 2 };
-inline constexpr int kVnmRowBoxesMaxProducts = 512;
 
 struct VnmLaunch {
   VnmRowTile rows = VnmRowTile::Rows128;
@@ -95,10 +97,20 @@ struct VnmLaunch {
 bool vnm_row_boxes_apply(const VnmSpmmArgs& args);
 // Whether the packed layout pays for a pattern (few of a stage's columns used per tile).
 bool vnm_prefers_packed(int N, int M, int L);
-// The launch vnm_spmm picks for these arguments on the current device.
+// The launch vnm_spmm picks for these arguments on the current device: estimated on every
+// call (a little host arithmetic) and kept nowhere.
 VnmLaunch vnm_choose_launch(const VnmSpmmArgs& args);
-// Runs on `stream`; `launch` null: vnm_choose_launch. Throws tessera::CudaError on CUDA
-// failures, tessera::Error on inconsistent arguments.
+// Whether vnm_spmm runs these arguments with `launch` (null: vnm_choose_launch's) on the current
+// device: `reason` is the message of the tessera::ShapeError or tessera::NotCompiled that
+// vnm_spmm would throw.
+KernelStatus vnm_can_implement(const VnmSpmmArgs& args, const VnmLaunch* launch = nullptr);
+// Bytes that the run takes from the stream-ordered workspace pool: the column panels of A
+// (about m x k floats) where its stages do not read A itself. Throws tessera::ShapeError on
+// inconsistent arguments.
+std::size_t vnm_workspace_bytes(const VnmSpmmArgs& args, const VnmLaunch* launch = nullptr);
+// Runs on `stream`; `launch` null: vnm_choose_launch. Throws tessera::ShapeError on
+// inconsistent arguments, tessera::NotCompiled where the device cannot run the launch,
+// tessera::CudaError on CUDA failures.
 void vnm_spmm(const VnmSpmmArgs& args, cudaStream_t stream, const VnmLaunch* launch = nullptr);
 
 }  // namespace tessera::kernels::cuda

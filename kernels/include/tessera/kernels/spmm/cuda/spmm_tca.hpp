@@ -3,7 +3,7 @@
 // Raw-pointer interface (no Kokkos): the Kokkos front end (tessera::spmm) and the
 // stand-alone perf/check programs in perf_tests/spmm_tca call the same code.
 //
-// Algorithm (kernels/src/spmm/cuda/spmm_tca.cu):
+// Algorithm (kernels/src/spmm/cuda/spmm_tca_*.cu, the kernels in spmm_tca_*_kernel.cuh):
 //   * rows are grouped in windows of kWindowRows = 8 consecutive rows; the nonzeros
 //     of a window are contiguous in CSR, and are walked in chunks of kChunkNnz = 16;
 //   * one MMA computes a (16 B-columns) x (8 window rows) output tile:
@@ -46,14 +46,17 @@
 //     the plan's threshold), a window's K slots are its distinct columns instead of its
 //     nonzeros: each column's B row is gathered once per window and one MMA K slot carries
 //     all the window's values in that column (up to 8, one per window row, read through a
-//     per-slot row mask). Gathers and MMAs drop by the reuse (3.4x on bcsstk13).
+//     per-slot row mask). Gathers and MMAs drop by the reuse.
 // The plan (per matrix, depends on the row offsets, the column ids where given, and the device)
 // holds the work items.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 
 #include <cuda_runtime_api.h>
+
+#include "tessera/kernels/common/cuda/kernel_status.hpp"
 
 namespace tessera::kernels::cuda {
 
@@ -113,12 +116,9 @@ struct TcaPlanStats {
   std::int64_t slots = 0;
 };
 
-// Plans built with column ids share a window's columns when their reuse reaches this. Own
-// time on an H100 (N = 64-256, against the same kernel without): the matrices of ../shared/data
-// at 3.0-4.4 (BOYD1_A, bcsstk13, orani678, ex9, bcsstk16) ran 1.01-1.43x in TF32 and 0.85-1.28x
-// in fp16 (losses at N = 64); at 2.1-2.7 TF32 gains and losses mixed and fp16 mostly lost, and at
-// 1.3-1.8 (graphs, meshes) both lost, fp16 up to 37 %: the row mask lookup per value and the
-// value permutation cost more than the removed gathers save.
+// Plans built with column ids share a window's columns when their reuse reaches this. Below it
+// the row mask lookup per value and the value permutation cost more than the removed gathers
+// save (perf_tests/results/spmm_tca_h100.md has the measurements).
 inline constexpr double kSharedColumnMinReuse = 3.0;
 
 // Per-matrix plan: kBlockWarps work items per block (int4 {first row, nnz begin, nnz end (slot
@@ -157,7 +157,7 @@ class TcaPlan {
   const int* split_rows() const noexcept { return static_cast<const int*>(split_rows_.get()); }
   const int* split_part_begin() const noexcept { return static_cast<const int*>(split_part_begin_.get()); }
   // Work of the kernel that adds up the parts of split windows / the chunks of chunked rows
-  // (spmm_tca.cu's FinalizeSlot, one per warp).
+  // (spmm_tca_internal.cuh's FinalizeSlot, one per warp).
   const void* split_finalize_slots() const noexcept { return split_finalize_slots_.get(); }
   const void* chunk_finalize_slots() const noexcept { return chunk_finalize_slots_.get(); }
   // Row split: its work items ({row, nnz begin, nnz end, workspace row or -1}, 16 bytes each:
@@ -242,9 +242,26 @@ TcaKernel tca_tune(const TcaPlan& plan, const TcaArgs& args, bool allow_tf32, cu
 // layout on a small enough grid, or a cluster layout passed as the plan).
 bool tca_runs_clusters(const TcaPlan& plan, TcaKernel kernel, const TcaArgs& args);
 
+// Whether spmm_tca accepts a call, answered without running it (as CUTLASS's can_implement):
+// ok, or the message spmm_tca would throw, as tessera::NotCompiled where no kernel exists for
+// the type (not_compiled) and as tessera::ShapeError for bad arguments. A call with rows or n
+// zero is accepted whatever else it holds: it does nothing.
+// The checks of the arguments alone; crd and vals are not checked (whether they may be null
+// depends on nnz, which the plan knows).
+KernelStatus tca_can_implement(const TcaArgs& args, TcaKernel kernel);
+// Every check spmm_tca(plan, kernel, args, ...) makes before it enqueues anything.
+KernelStatus tca_can_implement(const TcaPlan* plan, TcaKernel kernel, const TcaArgs& args);
+
+// Bytes spmm_tca(plan, kernel, args, ...) holds at once from its stream-ordered workspace pool
+// (kept by the library between calls): the packed copy of B where tca_b_in_place is false, and
+// the workspace of split windows (TensorCore) or of row chunks (CudaCoreRowSplit). 0 for calls
+// tca_can_implement rejects. tca_tune's scratch and L2 flush buffers are not from this pool.
+std::size_t tca_workspace_bytes(const TcaPlan* plan, TcaKernel kernel, const TcaArgs& args);
+
 // Runs the chosen kernel on `stream`. `plan` may be null for CudaCoreRowSplit, which then runs
 // every row as one piece (a warp per row: slow where a few rows are long).
-// Throws tessera::CudaError on any CUDA failure, tessera::Error on bad arguments.
+// Throws tessera::CudaError on any CUDA failure, what tca_can_implement reports (as
+// tessera::NotCompiled or tessera::Error), and tessera::Error where a launch would pass a grid limit.
 void spmm_tca(const TcaPlan* plan, TcaKernel kernel, const TcaArgs& args, cudaStream_t stream);
 
 }  // namespace tessera::kernels::cuda

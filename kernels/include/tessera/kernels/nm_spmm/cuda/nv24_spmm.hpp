@@ -4,7 +4,7 @@
 // Raw-pointer interface (no Kokkos): the Kokkos front end (tessera::nm_spmm) and the
 // stand-alone programs in perf_tests/nv24 call the same code.
 //
-// Algorithm (kernels/src/nm_spmm/cuda/nv24_spmm.cu): C^T = W * A^T with W = B^T (n x k)
+// Algorithm (kernels/src/nm_spmm/cuda/nv24_spmm_mma.cu): C^T = W * A^T with W = B^T (n x k)
 // the sparse operand of mma.sp::ordered_metadata.sync.m16n8k32 (fp32 accumulation).
 // A thread block computes a (BN weight rows) x (BM activation rows) tile of C^T; per
 // k tile of 64 it stages W's values (BN x 32), its metadata tile words and A (BM x 64) in
@@ -29,6 +29,8 @@
 #include <vector>
 
 #include <cuda_runtime_api.h>
+
+#include "tessera/kernels/common/cuda/kernel_status.hpp"
 
 namespace tessera::kernels::cuda {
 
@@ -82,14 +84,11 @@ struct Nv24Launch {
   std::int64_t tail_rows = 0;
 };
 // The launch nv24_spmm makes for `tile` (Auto: the shape and a tail too) on the current
-// device, from an estimate of waves x per-block time plus the split-K reduction; estimated
-// once per device, type, tile and shape, then kept (thread-safe).
+// device, from an estimate of waves x per-block time plus the split-K reduction. Estimated on
+// every call (microseconds of host time) and kept nowhere: a caller that runs a shape again
+// keeps the launch and passes it to nv24_spmm. Throws tessera::NotCompiled for a tile the
+// device cannot run.
 Nv24Launch nv24_choose(const Nv24Args& args, Nv24Tile tile = Nv24Tile::Auto);
-// How many shapes nv24_choose and nv24_tuned each keep: past that, the oldest shape's launch is
-// dropped (and estimated or timed again if that shape comes back).
-inline constexpr std::size_t kNv24KeptShapes = 4096;
-// Shapes (with device and tile) whose nv24_choose launch is kept now.
-std::size_t nv24_chosen_shapes();
 const char* to_string(Nv24Tile t);
 // A block tile's extent (`tile` not Auto): columns of C (weight rows) and rows of C
 // (activation rows) per block. A tail's head covers whole multiples of its tile's rows.
@@ -113,22 +112,29 @@ std::vector<Nv24Launch> nv24_candidates(const Nv24Args& args);
 // takes under 0.1 ms) into a scratch C of its own: args.C is neither read nor written. Returns
 // nv24_choose's launch unless another one's median time is less than kNv24TuneMinGain of its
 // own, both in that screen and in five more samples of each of the two, alternating, of about
-// 5 ms of back-to-back calls each. Synchronous; allocates an m x n scratch C (and the mma.sp
-// tiles' split-K workspaces) while it runs; throws tessera::Error while `stream` is being
-// captured into a graph. On an H100 it took 115-119 ms per shape in the median over the LLM set, 0.67 s at most.
+// 5 ms of back-to-back calls each. Synchronous, and keeps nothing: a shape's caller keeps the
+// launch. Allocates an m x n scratch C (and the mma.sp tiles' split-K workspaces) while it
+// runs (tenths of a second per shape); throws tessera::Error while `stream` is being captured
+// into a graph.
 inline constexpr double kNv24TuneMinGain = 0.98;
 Nv24Launch nv24_tune(const Nv24Args& args, cudaStream_t stream);
-// nv24_tune's launch for the shape of args (value type, m, n, k) on the current device, timed on
-// the first call for that shape in the process and kept for later ones (the launch does not
-// depend on the values, only on the shape); nv24_choose's while `stream` is being captured.
-Nv24Launch nv24_tuned(const Nv24Args& args, cudaStream_t stream);
-// Shapes whose nv24_tuned launch is kept now (those timed in this process, at most
-// kNv24KeptShapes).
-std::size_t nv24_tuned_shapes();
+
+// Whether nv24_spmm runs these arguments (and `launch`) on the current device: `reason` is the
+// message of the tessera::ShapeError or tessera::NotCompiled that nv24_spmm would throw.
+KernelStatus nv24_can_implement(const Nv24Args& args);
+KernelStatus nv24_can_implement(const Nv24Args& args, const Nv24Launch& launch);
+// Bytes that the run takes from the stream-ordered workspace pool (the mma.sp tiles' split-K
+// fp32 workspace; 0 for the wgmma.sp tiles, which sum K splits in clusters): for `launch` (one
+// that nv24_can_implement accepts), or without one for nv24_choose's.
+std::size_t nv24_workspace_bytes(const Nv24Args& args);
+std::size_t nv24_workspace_bytes(const Nv24Args& args, const Nv24Launch& launch);
 
 // Runs on `stream`. splits > 0 forces the K split count (clamped to the k tiles; no tail; at
 // most 8 for the wgmma.sp tiles). Throws tessera::ShapeError on bad arguments,
-// tessera::CudaError on any CUDA failure. m, n or k may be 0 (k == 0 writes zeros).
+// tessera::NotCompiled for a tile the device cannot run, tessera::CudaError on any CUDA
+// failure. m, n or k may be 0 (k == 0 writes zeros). Without a launch it runs nv24_choose's,
+// estimated on every call: fine for a product made once; a caller that repeats a shape picks
+// its launch once (nv24_choose or nv24_tune) and runs it with the overload below.
 void nv24_spmm(const Nv24Args& args, cudaStream_t stream, Nv24Tile tile = Nv24Tile::Auto, int splits = 0);
 // Runs exactly `launch` (its tile not Auto; a tail needs wgmma.sp tiles, one split and
 // 0 < tail_rows < m, else tessera::ShapeError).

@@ -1,0 +1,21 @@
+#pragma once
+// Whether a raw CUDA kernel entry can run given arguments, as CUTLASS's can_implement answers
+// it: the entry's *_can_implement returns one of these before any work, and its run function
+// throws the same reason as a typed tessera error, so the two cannot disagree.
+#include <string>
+#include <utility>
+
+namespace tessera::kernels::cuda {
+
+struct KernelStatus {
+  bool ok = true;
+  // Why not, when !ok: the build or the device has no kernel for the call (the run throws
+  // tessera::NotCompiled), or the arguments are bad (tessera::ShapeError).
+  bool not_compiled = false;
+  std::string reason;
+
+  static KernelStatus refused(std::string why) { return {false, false, std::move(why)}; }
+  static KernelStatus not_runnable(std::string why) { return {false, true, std::move(why)}; }
+};
+
+}  // namespace tessera::kernels::cuda
