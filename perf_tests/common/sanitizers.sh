@@ -1,7 +1,7 @@
 # Sourced by the run_device.sh scripts: compute-sanitizer's racecheck (shared-memory hazards),
 # synccheck (barrier misuse) and initcheck (reads of uninitialised global memory) over one
 # correctness program, the three at once. Logs go to <out>/<tool>.log; the summary names each
-# racecheck hazard's two accesses by source line (the build scripts compile with -lineinfo), as
+# racecheck hazard's two accesses by source line (the CMake targets compile with -lineinfo), as
 # a sweep repeats one hazard thousands of times.
 # Usage: run_sanitizers <out_dir> <seconds per tool> <program> [args...]
 run_sanitizers() {

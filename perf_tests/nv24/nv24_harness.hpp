@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "tessera/formats/nv24/host_codec.hpp"
-#include "tessera/kernels/nm_spmm/cuda/nv24_spmm_cuda.hpp"
+#include "tessera/kernels/nm_spmm/cuda/nv24_spmm.hpp"
 #include "../common/harness_check.hpp"
 
 namespace nv24_harness {

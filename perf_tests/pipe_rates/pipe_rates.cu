@@ -10,7 +10,7 @@
 // configuration runs in this process on the same GPU, one block per SM; rates from CUDA events
 // (median of 5 launches of about 2 ms) and the SM clock read by the kernel (clock64 over
 // globaltimer).
-// Usage: pipe_rates   (prints a markdown table; build with build.sh, sm_90 or newer)
+// Usage: pipe_rates   (prints a markdown table; CMake target pipe_rates, sm_90 or newer)
 #include <cuda_runtime.h>
 
 #include <cstdio>

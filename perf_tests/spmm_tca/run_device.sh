@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# One call on the GPU machine: build (or use carried binaries), correctness sweep,
-# compute-sanitizer memcheck on a subset, benchmark; on request (part "sanitizers") racecheck,
-# synccheck and initcheck on the subset. Logs under $OUT (or ./tca_out).
-# Usage: [CHECK_JOBS=8] [SANITIZER_SECONDS=480] [BENCH_ARGS="--prec bf16,fp64 ..."] run_device.sh [matrix_dir=.tca_data] [prebuilt_dir=.tca_build]
-#        [parts=check,memcheck,bench]
+# One call on the GPU machine: build spmm_tca_check and spmm_tca_bench in a configured CUDA build
+# folder, then the correctness sweep, compute-sanitizer memcheck on a subset, the benchmark; on
+# request (part "sanitizers") racecheck, synccheck and initcheck on the subset. Logs under $OUT
+# (or ./tca_out). The build folder: scripts/test.sh --cuda's, or cmake -S . -B build/cuda
+# -DCMAKE_CXX_COMPILER=<kokkos>/bin/nvcc_wrapper (-DTESSERA_BUILD_TESTS=OFF without GoogleTest).
+# Usage: [CHECK_JOBS=8] [SANITIZER_SECONDS=480] [BENCH_ARGS="--prec bf16,fp64 ..."] run_device.sh <build_dir>
+#        [matrix_dir=$TESSERA_DATA_DIR/matrices] [parts=check,memcheck,bench]
 set -uo pipefail
-data=${1:-.tca_data}; pre=${2:-.tca_build}; parts=${3:-check,memcheck,bench}
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:?usage: run_device.sh <build_dir> [matrix_dir] [parts]}
+data=${2:-${TESSERA_DATA_DIR:-$here/../../../shared/data}/matrices}; parts=${3:-check,memcheck,bench}
 out=${OUT:-./tca_out}; mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
-bin=/tmp/tca_bin
-if perf_tests/spmm_tca/build.sh "$bin" > "$out/build.log" 2>&1; then echo "built on device"; else
-  echo "device build failed (see build.log), using carried binaries"; bin=$pre; fi
+if ! cmake --build "$build" -j "$(nproc)" --target spmm_tca_check spmm_tca_bench > "$out/build.log" 2>&1; then
+  echo "build failed:"; tail -20 "$out/build.log"; exit 1
+fi
+bin=$build/perf_tests
 if [[ ,$parts, == *,check,* ]]; then
   # The sweep is bound by its host side (inputs, double-precision reference; about 220 s in one
   # process): the real matrices are dealt, largest first, over CHECK_JOBS processes; the first
@@ -35,7 +40,7 @@ if [[ ,$parts, == *,memcheck,* ]]; then
 fi
 if [[ ,$parts, == *,sanitizers,* ]]; then
   # racecheck takes over 480 s for the whole subset: its log says how far it got.
-  source perf_tests/common/sanitizers.sh
+  source "$here/../common/sanitizers.sh"
   run_sanitizers "$out" "${SANITIZER_SECONDS:-480}" "$bin/spmm_tca_check" "$data" --quick
 fi
 if [[ ,$parts, == *,bench,* ]]; then

@@ -9,7 +9,9 @@
 // spmm_tca_cuda_test covers the Kokkos front end.
 // --real-only skips the synthetic matrices (run_device.sh splits the sweep over processes);
 // --large-only runs only the large cases (N past the grid, nnz = INT_MAX) and the reuse check.
-// Usage: spmm_tca_check [matrix_dir] [--quick] [--real-only | --large-only]   exit 0 iff every case passes.
+// --matrix FILE (repeatable) takes those real matrices instead of matrix_dir's (ctest's quick subset).
+// Usage: spmm_tca_check [matrix_dir] [--matrix FILE]... [--quick] [--real-only | --large-only]
+// exit 0 iff every case passes.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -222,12 +224,15 @@ void check_int_max_nnz() {
 int main(int argc, char** argv) {
   std::string dir = ".tca_data";
   bool quick = false, real_only = false, large_only = false;
+  std::vector<std::string> files;
   const auto status = tessera::walk_command_line("spmm_tca_check", [&] {
-    for (tessera::CommandLine cl(argc, argv, "usage: spmm_tca_check [matrix_dir] [--quick] [--real-only | --large-only]\n");
+    for (tessera::CommandLine cl(
+             argc, argv, "usage: spmm_tca_check [matrix_dir] [--matrix FILE]... [--quick] [--real-only | --large-only]\n");
          cl.next();) {
       if (cl.is("--quick")) quick = true;
       else if (cl.is("--real-only")) real_only = true;
       else if (cl.is("--large-only")) large_only = true;
+      else if (cl.is("--matrix")) files.push_back(cl.text());
       else if (cl.is_option()) cl.reject();
       else dir = cl.single_argument();
     }
@@ -312,7 +317,7 @@ int main(int argc, char** argv) {
       check_int_max_nnz();
       std::fflush(stdout);
     }
-    const auto paths = large_only ? std::vector<std::string>{} : list_matrices(dir);
+    const auto paths = large_only ? std::vector<std::string>{} : !files.empty() ? files : list_matrices(dir);
     if (paths.empty() && !large_only) std::printf("WARNING: no matrices under %s\n", dir.c_str());
     std::size_t count = 0;
     for (const auto& path : paths) {

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# One call on the GPU machine: build (or use carried binaries), correctness sweep,
-# compute-sanitizer memcheck on the quick subset, benchmark; on request (part "sanitizers")
-# racecheck, synccheck and initcheck on the quick subset. Logs under $OUT (or ./vnm_out).
-# Usage: [SANITIZER_SECONDS=480] run_device.sh [prebuilt_dir=.vnm_build] [parts=check,memcheck,bench] [bench args...]
+# One call on the GPU machine: build vnm_check and vnm_bench in a configured CUDA build folder,
+# then the correctness sweep, compute-sanitizer memcheck on the quick subset, the benchmark; on
+# request (part "sanitizers") racecheck, synccheck and initcheck on the quick subset. Logs under
+# $OUT (or ./vnm_out). The build folder: scripts/test.sh --cuda's, or cmake -S . -B build/cuda
+# -DCMAKE_CXX_COMPILER=<kokkos>/bin/nvcc_wrapper (-DTESSERA_BUILD_TESTS=OFF without GoogleTest).
+# Usage: [SANITIZER_SECONDS=480] run_device.sh <build_dir> [parts=check,memcheck,bench] [bench args...]
 set -uo pipefail
-pre=${1:-.vnm_build}; parts=${2:-check,memcheck,bench}; shift 2 2>/dev/null || shift $#
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:?usage: run_device.sh <build_dir> [parts] [bench args...]}; parts=${2:-check,memcheck,bench}
+shift 2 2>/dev/null || shift $#
 out=${OUT:-./vnm_out}; mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
-bin=$pre
-if [[ -f perf_tests/vnm/build.sh ]] && perf_tests/vnm/build.sh /tmp/vnm_bin > "$out/build.log" 2>&1; then
-  bin=/tmp/vnm_bin; echo "built on device"; else echo "using carried binaries in $pre"; fi
+if ! cmake --build "$build" -j "$(nproc)" --target vnm_check vnm_bench > "$out/build.log" 2>&1; then
+  echo "build failed:"; tail -20 "$out/build.log"; exit 1
+fi
+bin=$build/perf_tests
 if [[ ,$parts, == *,check,* ]]; then
   timeout 240 "$bin/vnm_check" > "$out/check.log" 2>&1; echo "check rc=$?"
   grep -E "FAIL|ERROR|TOTAL" "$out/check.log" | tail -15
@@ -19,7 +24,7 @@ if [[ ,$parts, == *,memcheck,* ]]; then
     > "$out/memcheck.log" 2>&1; echo "memcheck rc=$?"; tail -3 "$out/memcheck.log"
 fi
 if [[ ,$parts, == *,sanitizers,* ]]; then
-  source perf_tests/common/sanitizers.sh
+  source "$here/../common/sanitizers.sh"
   run_sanitizers "$out" "${SANITIZER_SECONDS:-480}" "$bin/vnm_check" --quick
 fi
 if [[ ,$parts, == *,bench,* ]]; then
