@@ -134,10 +134,11 @@ int run(const Args& args) {
   // The layers below read the same H back to back, so Â and H stay in L2 between them: time the
   // kernels in that state.
   opts.tune_cache = tessera::SpmmTuneCache::WarmL2;
-  const tessera::SpmmAlgorithm algorithm = tessera::spmm_choose_algorithm(A, H, Z, opts);
+  tessera::SpmmHandle handle(opts);  // Â's plan and the tuned pick, kept for every layer
+  const tessera::SpmmAlgorithm algorithm = tessera::spmm_choose_algorithm(A, H, Z, handle);
 
   auto layer = [&]() {
-    tessera::spmm(T(1), A, H, T(0), Z, opts);  // Z = Â · H   (nodes x F_in)
+    tessera::spmm(T(1), A, H, T(0), Z, handle);  // Z = Â · H   (nodes x F_in)
     dense_relu(Z, W, Hn);                        // H' = relu(Z · W)
   };
   layer();  // warm-up: plan build, first launches

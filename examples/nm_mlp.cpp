@@ -30,8 +30,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/formats/nv24.hpp"
 #include "tessera/formats/vnm.hpp"
-#include "tessera/kernels/nm_spmm/nv24_spmm.hpp"
-#include "tessera/kernels/nm_spmm/vnm_spmm.hpp"
+#include "tessera/kernels/nm_spmm/nm_spmm.hpp"
 #include "example_support.hpp"
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cublas_v2.h>
@@ -99,20 +98,22 @@ struct DenseLinear {
 };
 // The sparse layers, each with its value type and what its product needs (prune: the
 // weight pruned the --format way).
+// Each layer keeps an NmSpmmHandle for its weight: what the CUDA kernels reuse from call to call
+// (the VNM stage plan, the NV24 launch per batch size) is built on the first call only.
 struct Nv24Linear {
   using value_type = half;
   tessera::Nv24Tensor<half, Space> W;  // (in x out), 2:4 along in
+  // One batch size, many calls: the first call times the CUDA launches and keeps the fastest
+  // (the warm-up call of time_ms pays it; no effect off CUDA).
+  mutable tessera::NmSpmmHandle handle{tessera::NmSpmmOptions{tessera::NmSpmmAlgorithm::Auto, tessera::VnmLayout::Auto,
+                                                              /*tune=*/true}};
   static Nv24Linear prune(const Mat<half>& W, const Args&) { return {tessera::prune_nv24(W)}; }
 };
 struct VnmLinear {
   using value_type = float;
   tessera::Tensor<float, tessera::VNM, Space> W;  // (in x out), N of every M vectors of L along in
-  tessera::VnmStages<Space> stages;                // the kernel's stage plan, built once
-  static VnmLinear prune(const Mat<float>& W, const Args& a) {
-    auto B = tessera::prune_vnm<Space>(W, a.pattern);
-    auto stages = tessera::vnm_spmm_prepare(B);
-    return {std::move(B), std::move(stages)};
-  }
+  mutable tessera::NmSpmmHandle handle;
+  static VnmLinear prune(const Mat<float>& W, const Args& a) { return {tessera::prune_vnm<Space>(W, a.pattern)}; }
 };
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -169,16 +170,12 @@ void linear(const Mat<T, Layout>& X, const DenseLinear<T>& L, const Mat<T, Layou
         for (int t = 0; t < width; ++t) Y(i, j0 + t) = static_cast<T>(acc[t]);
       });
 }
-// One batch size, many calls: the first call per layer shape times the CUDA launches and keeps
-// the fastest (Nv24Options::tune; the warm-up call of time_ms pays it; no effect off CUDA).
 void linear(const Mat<half>& X, const Nv24Linear& L, const Mat<half>& Y) {
-  tessera::Nv24Options opts;
-  opts.tune = true;
-  tessera::nm_spmm(X, L.W, Y, opts);
+  tessera::nm_spmm(half(1.0f), X, L.W, half(0.0f), Y, L.handle);
 }
 template <class Layout>
 void linear(const Mat<float, Layout>& X, const VnmLinear& L, const Mat<float, Layout>& Y) {
-  tessera::nm_spmm(Space(), X, L.W, &L.stages, Y);
+  tessera::nm_spmm(1.0f, X, L.W, 0.0f, Y, L.handle);
 }
 
 template <class T, class Layout>
@@ -267,7 +264,8 @@ int run_block(const Args& a) {
                                 : std::string("2:4");
   // the CUDA kernels (where nm_spmm runs them) or the portable one
   const bool cuda_kernel = fp32 ? !std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace>
-                                : tessera::nv24_default_algorithm<half, Space>() == tessera::Nv24Algorithm::SparseTensorCore;
+                                : tessera::nm_spmm_default_algorithm<tessera::Nv24Tensor<half, Space>>() ==
+                                      tessera::NmSpmmAlgorithm::SparseTensorCore;
   const double loss = relative_difference(Y_sparse, Y_dense);
   const double kernel_err = relative_difference(Y_sparse, Y_check);
   const double bound = fp32 ? 1e-4 : 1e-2;  // the value type's rounding, summed over the two layers

@@ -192,7 +192,8 @@ void run(const Args& args) {
     for (std::int64_t c = 0; c < k; ++c) B.local()(j, c) = std::cos(static_cast<double>(c0 + j + c));
   }
   const auto tessera_spmv = [&] { tessera::dist::spmv(1.0, A, x, 0.0, y); };
-  const auto tessera_spmm = [&] { tessera::dist::spmm(1.0, A, B, 0.0, C, args.spmm); };
+  tessera::dist::DistSpmmHandle spmm_handle(args.spmm);  // the local blocks' plans, built once
+  const auto tessera_spmm = [&] { tessera::dist::spmm(1.0, A, B, 0.0, C, spmm_handle); };
   if (rank == 0) {
     const bool avx512 = args.spmm.host_loop == tessera::SpmmHostLoop::Auto && tessera::spmm_host_loop_is_avx512<double>();
     const bool streaming =

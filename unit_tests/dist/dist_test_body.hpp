@@ -526,7 +526,8 @@ void check_dist_spmv(const HostCoo<double>& coo, const DistOptions& opts, double
 
 template <class T, class Space>
 void check_dist_spmm_on(const DistTensor<T, CSR, Space>& A, const HostCoo<double>& coo, std::int64_t k, double alpha,
-                        double beta, std::uint64_t seed, const std::string& what) {
+                        double beta, std::uint64_t seed, const std::string& what,
+                        tessera::dist::DistSpmmHandle* handle = nullptr) {
   SCOPED_TRACE(what + " k=" + std::to_string(k) + " beta=" + std::to_string(beta));
   const std::int64_t m = coo.shape[0], n = coo.shape[1];
   std::vector<double> B = tessera_test::random_vector(n * k, seed), C = tessera_test::random_vector(m * k, seed + 1);
@@ -534,7 +535,8 @@ void check_dist_spmm_on(const DistTensor<T, CSR, Space>& A, const HostCoo<double
   for (auto& v : C) v = beta == 0.0 ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(static_cast<T>(v));
   const auto Bd = DistMultiVector<T, Space>::scatter(world(), A.cols(), k, B);
   const auto Cd = DistMultiVector<T, Space>::scatter(world(), A.rows(), k, C);
-  tessera::dist::spmm(static_cast<T>(alpha), A, Bd, static_cast<T>(beta), Cd);
+  if (handle) tessera::dist::spmm(static_cast<T>(alpha), A, Bd, static_cast<T>(beta), Cd, *handle);
+  else tessera::dist::spmm(static_cast<T>(alpha), A, Bd, static_cast<T>(beta), Cd);
   const std::vector<double> got = Cd.gather(0);
   if (rank() != 0) return;
   const HostCoo<double> rounded = rounded_to<T>(coo);
@@ -567,6 +569,17 @@ TYPED_TEST(Dist, OutputThatIsTheInputIsRefusedOnEveryRank) {
   DistMultiVector<double, TypeParam> B(world(), A.cols(), 3);
   EXPECT_THROW(tessera::dist::spmm(1.0, A, B, 0.0, B), tessera::AliasError);
   check_dist_spmv_on(A, coo, 1.0, 0.0, 95, "after the refusals");
+}
+
+// A DistSpmmHandle keeps the local blocks' handles: products through it stay right call after call
+// (its refusal of another matrix is the local SpmmHandle's, tested in unit_tests/kernels).
+TYPED_TEST(Dist, SpmmThroughAHandle) {
+  const auto coo = tessera_test::random_coo({57, 43}, 400, 97);
+  const auto A = DistTensor<double, CSR, TypeParam>::scatter(world(), coo, 0, {});
+  tessera::dist::DistSpmmHandle handle;
+  for (std::uint64_t seed : {98, 100, 102})
+    check_dist_spmm_on(A, coo, 5, 1.5, seed == 100 ? 0.0 : -0.5, seed, "through a handle", &handle);
+  EXPECT_TRUE(handle.diagonal().bound());
 }
 
 TYPED_TEST(Dist, SpmvMatchesSingleProcess) {

@@ -13,7 +13,7 @@
 
 #include "tessera/core/io/matrix_market.hpp"
 #include "tessera/formats/vnm.hpp"
-#include "tessera/kernels/nm_spmm/vnm_spmm.hpp"
+#include "tessera/kernels/nm_spmm/nm_spmm.hpp"
 #include "tessera_test/broadcast_view.hpp"
 #include "tessera_test/data.hpp"
 #include "tessera_test/vnm.hpp"
@@ -350,9 +350,9 @@ TEST(VnmSpmmNative, WeightsPrunedFromRealMatrices) {
 TEST(VnmSpmmNative, RejectsBadShapesAndCudaOnHost) {
   const auto B = tessera::prune_vnm<Host>(to_view<double, Host>(random_dense<double>(8, 8, 1), 8, 8, "d"), {1, 2, 4});
   HostMatrix<double> A("A", 3, 7), C("C", 3, 8), A_ok("A", 3, 8), C_bad("C", 4, 8);
-  EXPECT_THROW(tessera::nm_spmm(A, B, C), tessera::ShapeError);
-  EXPECT_THROW(tessera::nm_spmm(A_ok, B, C_bad), tessera::ShapeError);
-  EXPECT_THROW(tessera::nm_spmm(A_ok, B, C, {tessera::NmSpmmAlgorithm::CudaTiled}), tessera::NotCompiled);
+  EXPECT_THROW(tessera::nm_spmm(1.0, A, B, 0.0, C), tessera::ShapeError);
+  EXPECT_THROW(tessera::nm_spmm(1.0, A_ok, B, 0.0, C_bad), tessera::ShapeError);
+  EXPECT_THROW(tessera::nm_spmm(1.0, A_ok, B, 0.0, C, {tessera::NmSpmmAlgorithm::CudaTiled}), tessera::NotCompiled);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "spmv_spmm_checks.hpp"
 #include "tessera_test/data.hpp"
+#include "tessera_test/random_coo.hpp"
 
 namespace {
 
@@ -160,6 +161,40 @@ TYPED_TEST(Kernels, OutputsOverlappingInputsAreRejected) {
       EXPECT_NEAR(W_host(i, 3 + c), want, 1e-12) << "row " << i << " column " << c;
       EXPECT_EQ(W_host(i, c), i - c * 0.5) << "row " << i << " column " << c;
     }
+}
+
+// An SpmmHandle serves the matrix it was first used with: the same matrix again and a copy of
+// it (other arrays, same pattern) pass and compute right, another pattern of the same shape and
+// nonzero count or another shape raise ShapeError, and reset() rebinds.
+TYPED_TEST(Kernels, SpmmHandleServesItsOwnMatrix) {
+  using Space = TypeParam;
+  using Mem = typename Space::memory_space;
+  const HostCoo<double> coo = tessera_test::random_coo({60, 50}, 400, 71);
+  HostCoo<double> shifted = coo;  // every column moved by one: another pattern, same nnz
+  for (std::size_t e = 1; e < shifted.coords.size(); e += 2) shifted.coords[e] = (shifted.coords[e] + 1) % 50;
+  const auto A = tessera::from_coo<double, tessera::CSR, Space>(coo);
+  const auto A_copy = tessera::from_coo<double, tessera::CSR, Space>(coo);
+  const auto A_other = tessera::from_coo<double, tessera::CSR, Space>(shifted);
+  const auto A_wide = tessera::from_coo<double, tessera::CSR, Space>(HostCoo<double>{{60, 51}, coo.coords, coo.values});
+  ASSERT_EQ(A.nnz(), A_other.nnz());
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> B("B", 50, 3), B_wide("B", 51, 3), C("C", 60, 3), C_ref("C", 60, 3);
+  Kokkos::deep_copy(B, 1.0);
+  Kokkos::deep_copy(B_wide, 1.0);
+  tessera::spmm(1.0, A, B, 0.0, C_ref);
+  tessera::SpmmHandle handle;
+  EXPECT_FALSE(handle.bound());
+  tessera::spmm(1.0, A, B, 0.0, C, handle);
+  EXPECT_TRUE(handle.bound());
+  tessera::spmm(1.0, A_copy, B, 0.0, C, handle);
+  const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C);
+  const auto want = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C_ref);
+  for (std::int64_t i = 0; i < 60; ++i)
+    for (std::int64_t j = 0; j < 3; ++j) EXPECT_EQ(got(i, j), want(i, j)) << "row " << i;
+  EXPECT_THROW(tessera::spmm(1.0, A_other, B, 0.0, C, handle), tessera::ShapeError);
+  EXPECT_THROW(tessera::spmm(1.0, A_wide, B_wide, 0.0, C, handle), tessera::ShapeError);
+  handle.reset();
+  EXPECT_FALSE(handle.bound());
+  EXPECT_NO_THROW(tessera::spmm(1.0, A_other, B, 0.0, C, handle));
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 // kernel forced on the GPU, and every tile shape of the raw entry (the sm_90a wgmma.sp tiles
 // too on a compute capability 9.0 device), fp16 and bf16, with and without K splits, k = 0,
 // against the same reference; the launch choice on Hopper, and the wgmma.sp tiles refused
-// elsewhere; Nv24Options::tune.
+// elsewhere; NmSpmmOptions::tune through a handle.
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
 
@@ -16,63 +16,49 @@ using TestSpaces = ::testing::Types<Kokkos::Cuda>;
 #include "nv24_spmm_test_body.hpp"
 
 TEST(Nv24SpmmCuda, DefaultIsTheSparseTensorCoreKernel) {
-  EXPECT_EQ((tessera::nv24_default_algorithm<nv24_test::Half, Kokkos::Cuda>()),
-            tessera::Nv24Algorithm::SparseTensorCore);
-  EXPECT_EQ((tessera::nv24_default_algorithm<tessera::bf16_t, Kokkos::Cuda>()),
-            tessera::Nv24Algorithm::SparseTensorCore);
-  EXPECT_EQ((tessera::nv24_default_algorithm<float, Kokkos::Cuda>()), tessera::Nv24Algorithm::Native);
+  using tessera::NmSpmmAlgorithm;
+  using tessera::Nv24Tensor;
+  EXPECT_EQ((tessera::nm_spmm_default_algorithm<Nv24Tensor<nv24_test::Half, Kokkos::Cuda>>()),
+            NmSpmmAlgorithm::SparseTensorCore);
+  EXPECT_EQ((tessera::nm_spmm_default_algorithm<Nv24Tensor<tessera::bf16_t, Kokkos::Cuda>>()),
+            NmSpmmAlgorithm::SparseTensorCore);
+  EXPECT_EQ((tessera::nm_spmm_default_algorithm<Nv24Tensor<float, Kokkos::Cuda>>()), NmSpmmAlgorithm::Native);
 }
 
 TEST(Nv24SpmmCuda, NativeKernelOnTheGpu) {
   using T = nv24_test::Half;
   const auto A = nv24_test::random_values<T>(50 * 70, 11), B = nv24_test::random_values<T>(70 * 40, 12);
   nv24_test::check<T, Kokkos::LayoutRight, Kokkos::Cuda>(A, B, 50, 70, 40, "native on cuda",
-                                                         {tessera::Nv24Algorithm::Native});
+                                                         {tessera::NmSpmmAlgorithm::Native});
 }
 
-// With tune, the first product of a shape times the candidate launches (into a scratch output)
-// and keeps the fastest for that shape: right against the reference, C (LayoutLeft: through
-// the temporary; an unaligned A: packed first) as well, one timing per shape whatever the
+// With tune, the handle's first product of a batch size times the candidate launches (into a
+// scratch output) and keeps the fastest: right against the reference, C (LayoutLeft: through the
+// temporary; an unaligned A: packed first) as well, one timing per batch size whatever the
 // layouts, none on later calls.
-TEST(Nv24SpmmCuda, TunedLaunchTimedOncePerShape) {
+TEST(Nv24SpmmCuda, TunedLaunchTimedOncePerBatchSize) {
   using T = nv24_test::Half;
-  tessera::Nv24Options tuned;
+  tessera::NmSpmmOptions tuned;
   tuned.tune = true;
-  const std::size_t before = tessera::kernels::cuda::nv24_tuned_shapes();
+  tessera::NmSpmmHandle handle(tuned);
+  const auto kept = [&] {
+    const auto* st = handle.state().get<tessera::kernels::cuda::Nv24CudaState>();
+    return st ? st->launches.size() : std::size_t(0);
+  };
   const auto A = nv24_test::random_values<T>(700 * 512, 23), B = nv24_test::random_values<T>(512 * 390, 24);
-  nv24_test::check<T, Kokkos::LayoutRight, Kokkos::Cuda>(A, B, 700, 512, 390, "tuned", tuned);
-  EXPECT_EQ(tessera::kernels::cuda::nv24_tuned_shapes(), before + 1);
-  nv24_test::check<T, Kokkos::LayoutLeft, Kokkos::Cuda>(A, B, 700, 512, 390, "tuned LayoutLeft", tuned);
-  EXPECT_EQ(tessera::kernels::cuda::nv24_tuned_shapes(), before + 1) << "a tuned shape is not timed again";
+  nv24_test::check<T, Kokkos::LayoutRight, Kokkos::Cuda>(A, B, 700, 512, 390, "tuned", handle);
+  EXPECT_EQ(kept(), 1u);
+  nv24_test::check<T, Kokkos::LayoutLeft, Kokkos::Cuda>(A, B, 700, 512, 390, "tuned LayoutLeft", handle);
+  EXPECT_EQ(kept(), 1u) << "a tuned batch size is not timed again";
+  nv24_test::check<T, Kokkos::LayoutRight, Kokkos::Cuda>(A, B, 300, 512, 390, "tuned, another batch", handle, 2.0,
+                                                         0.5);
+  EXPECT_EQ(kept(), 2u);
+  // A weight of another shape is refused by this handle; a handle of its own tunes it.
   const auto A2 = nv24_test::random_values<tessera::bf16_t>(45 * 37, 25);
   const auto B2 = nv24_test::random_values<tessera::bf16_t>(37 * 29, 26);
+  EXPECT_THROW((nv24_test::check<tessera::bf16_t, Kokkos::LayoutRight, Kokkos::Cuda>(A2, B2, 45, 37, 29, "other", handle)),
+               tessera::ShapeError);
   nv24_test::check<tessera::bf16_t, Kokkos::LayoutRight, Kokkos::Cuda>(A2, B2, 45, 37, 29, "tuned, A packed", tuned);
-  EXPECT_EQ(tessera::kernels::cuda::nv24_tuned_shapes(), before + 2);
-  // Without tune nothing is timed.
-  nv24_test::check<T, Kokkos::LayoutRight, Kokkos::Cuda>(A, B, 300, 512, 390, "not tuned");
-  EXPECT_EQ(tessera::kernels::cuda::nv24_tuned_shapes(), before + 2);
-}
-
-// The launches kept per shape are bounded: past kNv24KeptShapes shapes the oldest is dropped,
-// and a dropped shape asked for again gets the same launch (estimated again).
-TEST(Nv24SpmmCuda, KeptLaunchesAreBounded) {
-  namespace tc = tessera::kernels::cuda;
-  tc::Nv24Args args{};
-  args.type = tc::Nv24Type::F16;
-  args.n = 512, args.k = 256, args.k_padded = 256;
-  const auto shape = [&](std::int64_t i) {
-    args.m = 64 + i;
-    return args;
-  };
-  const tc::Nv24Launch first = tc::nv24_choose(shape(0));
-  for (std::int64_t i = 1; i < static_cast<std::int64_t>(tc::kNv24KeptShapes) + 64; ++i) {
-    tc::nv24_choose(shape(i));
-    ASSERT_LE(tc::nv24_chosen_shapes(), tc::kNv24KeptShapes) << "after " << i + 1 << " shapes";
-  }
-  EXPECT_EQ(tc::nv24_chosen_shapes(), tc::kNv24KeptShapes);
-  const tc::Nv24Launch again = tc::nv24_choose(shape(0));
-  EXPECT_EQ(tc::nv24_chosen_shapes(), tc::kNv24KeptShapes);
-  EXPECT_EQ(tc::to_string(again), tc::to_string(first));
 }
 
 TEST(Nv24SpmmCuda, UnalignedRowStrideIsPacked) {

@@ -19,6 +19,7 @@ TYPED_TEST(Nv24Spmm, SparseTensorCoreIsNotCompiledForHostSpaces) {
   using T = nv24_test::Half;
   const auto W = tessera::prune_nv24<T, Space>(Kokkos::View<T**, Kokkos::LayoutRight, Space>("B", 8, 8));
   Kokkos::View<T**, Kokkos::LayoutRight, Space> A("A", 4, 8), C("C", 4, 8);
-  EXPECT_EQ((tessera::nv24_default_algorithm<T, Space>()), tessera::Nv24Algorithm::Native);
-  EXPECT_THROW(tessera::nm_spmm(A, W, C, tessera::Nv24Algorithm::SparseTensorCore), tessera::NotCompiled);
+  EXPECT_EQ(tessera::nm_spmm_default_algorithm<decltype(W)>(), tessera::NmSpmmAlgorithm::Native);
+  EXPECT_THROW(tessera::nm_spmm(T(1.0f), A, W, T(0.0f), C, {tessera::NmSpmmAlgorithm::SparseTensorCore}),
+               tessera::NotCompiled);
 }

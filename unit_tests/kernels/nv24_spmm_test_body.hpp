@@ -15,7 +15,7 @@
 
 #include "tessera/core/io/matrix_market.hpp"
 #include "tessera/formats/nv24.hpp"
-#include "tessera/kernels/nm_spmm/nv24_spmm.hpp"
+#include "tessera/kernels/nm_spmm/nm_spmm.hpp"
 #include "tessera/kernels/nm_spmm/reference/nv24_reference.hpp"
 #include "tessera_test/compare.hpp"
 #include "tessera_test/data.hpp"
@@ -56,24 +56,37 @@ Kokkos::View<T**, Layout, Space> to_view(const std::vector<double>& v, std::int6
   return out;
 }
 
-// Runs nm_spmm on (A, prune_nv24(B)) and compares with the reference; B is k x n row-major.
+// Runs nm_spmm (C = alpha * A * W + beta * C) on (A, W = prune_nv24(B)) through `handle` and
+// compares with the reference; B is k x n row-major. With beta zero, C starts poisoned (NaN).
 template <class T, class Layout, class Space>
 void check(const std::vector<double>& A, const std::vector<double>& B, std::int64_t m, std::int64_t k,
-           std::int64_t n, const std::string& what, const tessera::Nv24Options& opts = {}) {
+           std::int64_t n, const std::string& what, tessera::NmSpmmHandle& handle, double alpha = 1,
+           double beta = 0) {
   const auto W = tessera::prune_nv24<T, Space>(to_view<T, Kokkos::LayoutRight, Space>(B, k, n, "B"));
   const auto Av = to_view<T, Layout, Space>(A, m, k, "A");
-  Kokkos::View<T**, Layout, Space> C("C", m, n);
-  Kokkos::deep_copy(C, from_double<T>(std::numeric_limits<double>::quiet_NaN()));
-  tessera::nm_spmm(Space(), Av, W, C, opts);
+  std::vector<double> C0(static_cast<std::size_t>(m * n), std::numeric_limits<double>::quiet_NaN());
+  if (beta != 0)
+    for (std::size_t i = 0; i < C0.size(); ++i) C0[i] = to_double(from_double<T>(0.25 * static_cast<double>(i % 7) - 0.5));
+  const auto C = to_view<T, Layout, Space>(C0, m, n, "C");
+  tessera::nm_spmm(Space(), from_double<T>(alpha), Av, W, from_double<T>(beta), C, handle);
   Kokkos::fence();
-  const auto ref = tessera::reference::dense_product(A, tessera::reference::prune_2_4(B, k, n), m, k, n);
+  auto ref = tessera::reference::dense_product(A, tessera::reference::prune_2_4(B, k, n), m, k, n);
+  for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = alpha * ref[i] + (beta != 0 ? beta * C0[i] : 0.0);
   auto hC = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C);
   std::vector<double> got;
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) got.push_back(to_double(hC(i, j)));
   for (double g : got) ASSERT_FALSE(std::isnan(g)) << what << ": unwritten (NaN) output";
   EXPECT_LE(tessera_test::relative_error(got, ref), tolerance<T>())
-      << what << " m " << m << " k " << k << " n " << n;
+      << what << " m " << m << " k " << k << " n " << n << " alpha " << alpha << " beta " << beta;
+}
+
+template <class T, class Layout, class Space>
+void check(const std::vector<double>& A, const std::vector<double>& B, std::int64_t m, std::int64_t k,
+           std::int64_t n, const std::string& what, const tessera::NmSpmmOptions& opts = {}, double alpha = 1,
+           double beta = 0) {
+  tessera::NmSpmmHandle handle(opts);
+  check<T, Layout, Space>(A, B, m, k, n, what, handle, alpha, beta);
 }
 
 template <class T, class Space>
@@ -86,6 +99,8 @@ void random_shapes(std::uint64_t seed) {
     const auto A = random_values<T>(d.m * d.k, seed++), B = random_values<T>(d.k * d.n, seed++);
     check<T, Kokkos::LayoutRight, Space>(A, B, d.m, d.k, d.n, "random LayoutRight");
     check<T, Kokkos::LayoutLeft, Space>(A, B, d.m, d.k, d.n, "random LayoutLeft");
+    check<T, Kokkos::LayoutRight, Space>(A, B, d.m, d.k, d.n, "random, alpha and beta", {}, 0.5, -2.0);
+    check<T, Kokkos::LayoutLeft, Space>(A, B, d.m, d.k, d.n, "random LayoutLeft, alpha", {}, -1.5, 0.0);
   }
 }
 
@@ -122,16 +137,44 @@ TYPED_TEST(Nv24Spmm, RejectsMismatchedShapes) {
   const auto W = tessera::prune_nv24<T, Space>(Kokkos::View<T**, Kokkos::LayoutRight, Space>("B", 64, 32));
   Kokkos::View<T**, Kokkos::LayoutRight, Space> A("A", 8, 64), A_bad("A", 8, 63), C("C", 8, 32), C_bad("C", 9, 32),
       C_bad2("C", 8, 31);
-  EXPECT_THROW(tessera::nm_spmm(A_bad, W, C), tessera::ShapeError);
-  EXPECT_THROW(tessera::nm_spmm(A, W, C_bad), tessera::ShapeError);
-  EXPECT_THROW(tessera::nm_spmm(A, W, C_bad2), tessera::ShapeError);
-  EXPECT_NO_THROW(tessera::nm_spmm(A, W, C));
+  const T one(1.0f), zero(0.0f);
+  EXPECT_THROW(tessera::nm_spmm(one, A_bad, W, zero, C), tessera::ShapeError);
+  EXPECT_THROW(tessera::nm_spmm(one, A, W, zero, C_bad), tessera::ShapeError);
+  EXPECT_THROW(tessera::nm_spmm(one, A, W, zero, C_bad2), tessera::ShapeError);
+  EXPECT_NO_THROW(tessera::nm_spmm(one, A, W, zero, C));
   // C on A's memory: A's first 32 columns would be overwritten while being read.
   const auto C_on_A = Kokkos::subview(A, Kokkos::ALL, std::make_pair(0, 32));
-  EXPECT_THROW(tessera::nm_spmm(A, W, C_on_A), tessera::AliasError);
+  EXPECT_THROW(tessera::nm_spmm(one, A, W, zero, C_on_A), tessera::AliasError);
   // Column windows of one row-major matrix that overlap without starting at one element.
   Kokkos::View<T**, Kokkos::LayoutRight, Space> AC("AC", 8, 96);
-  EXPECT_THROW(tessera::nm_spmm(Kokkos::subview(AC, Kokkos::ALL, std::make_pair(0, 64)), W,
+  EXPECT_THROW(tessera::nm_spmm(one, Kokkos::subview(AC, Kokkos::ALL, std::make_pair(0, 64)), W, zero,
                                 Kokkos::subview(AC, Kokkos::ALL, std::make_pair(1, 33))),
                tessera::AliasError);
+}
+
+// A handle serves the weight it was first used with: a copy of it (other arrays, same meta)
+// passes, a weight of another shape or another 2:4 pattern raises ShapeError, reset() rebinds.
+TYPED_TEST(Nv24Spmm, HandleServesItsOwnWeight) {
+  using Space = TypeParam;
+  using T = nv24_test::Half;
+  const std::int64_t k = 64, n = 32, m = 8;
+  const auto B = nv24_test::random_values<T>(k * n, 91);
+  auto B_shifted = B;  // the same values one row down: another 2:4 pattern of the same shape
+  std::rotate(B_shifted.begin(), B_shifted.end() - n, B_shifted.end());
+  const auto W = tessera::prune_nv24<T, Space>(nv24_test::to_view<T, Kokkos::LayoutRight, Space>(B, k, n, "B"));
+  const auto W_copy = tessera::prune_nv24<T, Space>(nv24_test::to_view<T, Kokkos::LayoutRight, Space>(B, k, n, "B"));
+  const auto W_other =
+      tessera::prune_nv24<T, Space>(nv24_test::to_view<T, Kokkos::LayoutRight, Space>(B_shifted, k, n, "B"));
+  const auto W_wide = tessera::prune_nv24<T, Space>(Kokkos::View<T**, Kokkos::LayoutRight, Space>("B", k, 2 * n));
+  Kokkos::View<T**, Kokkos::LayoutRight, Space> A("A", m, k), C("C", m, n), C_wide("C", m, 2 * n);
+  const T one(1.0f), zero(0.0f);
+  tessera::NmSpmmHandle handle;
+  EXPECT_FALSE(handle.bound());
+  tessera::nm_spmm(one, A, W, zero, C, handle);
+  EXPECT_TRUE(handle.bound());
+  EXPECT_NO_THROW(tessera::nm_spmm(one, A, W_copy, zero, C, handle)) << "a copy of the weight";
+  EXPECT_THROW(tessera::nm_spmm(one, A, W_other, zero, C, handle), tessera::ShapeError);
+  EXPECT_THROW(tessera::nm_spmm(one, A, W_wide, zero, C_wide, handle), tessera::ShapeError);
+  handle.reset();
+  EXPECT_NO_THROW(tessera::nm_spmm(one, A, W_wide, zero, C_wide, handle));
 }

@@ -5,8 +5,10 @@
 // matrices (heavy, no and some deduplication, empty products, edge shapes) and on
 // the small real matrices (B * S(B)^T), plus ISM switches that force many
 // sort/merge rounds (tiny accumulation arrays, pipelining, single buffer).
+#include <cmath>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -234,4 +236,51 @@ TYPED_TEST(Spgemm, RealMatricesTimesShiftedTranspose) {
     ++checked;
   }
   EXPECT_GE(checked, 5);
+}
+
+namespace {
+HostCoo<double> with_values(HostCoo<double> coo, double shift) {  // same pattern, other values
+  for (std::size_t e = 0; e < coo.values.size(); ++e) coo.values[e] = std::cos(shift + 0.37 * static_cast<double>(e));
+  return coo;
+}
+
+template <class Space>
+void check_handle_product(tessera::SpgemmHandle& handle, const HostCoo<double>& A, const HostCoo<double>& B,
+                          const std::string& what, tessera::Tensor<double, tessera::CSR, Space>* out = nullptr) {
+  const auto a = tessera::from_coo<double, tessera::CSR, Space>(A);
+  const auto b = tessera::from_coo<double, tessera::CSR, Space>(B);
+  const auto C = tessera::spgemm(a, b, handle);
+  tessera::validate(C);
+  tessera_test::expect_same_entries(
+      tessera::to_coo(C), tessera::reference::spgemm(A, B),
+      tessera::reference::spgemm(tessera_test::absolute_values(A), tessera_test::absolute_values(B)),
+      tessera_test::tolerance<double>(max_terms(A, B)), what);
+  if (out) *out = C;
+}
+}  // namespace
+
+// Through an SpgemmHandle, the first product computes C and keeps its pattern; products of new
+// values on the same patterns (new arrays too) run only the numeric phase into that pattern and
+// are right against the reference; operands of other patterns are refused until reset().
+TYPED_TEST(Spgemm, HandleReusesTheSymbolicPhase) {
+  using Space = TypeParam;
+  const auto west = tessera::io::read_matrix_market(tessera_test::real_matrix("west0497"));
+  for (const auto& [A, B, name] :
+       {std::tuple{tessera_test::random_coo({120, 90}, 900, 3), tessera_test::random_coo({90, 70}, 600, 4), "random"},
+        std::tuple{west, tessera::reference::shifted_transpose(west), "west0497 x S(west0497)^T"}}) {
+    tessera::SpgemmHandle handle;
+    tessera::Tensor<double, tessera::CSR, Space> first, second;
+    check_handle_product<Space>(handle, A, B, std::string(name) + ", first", &first);
+    check_handle_product<Space>(handle, with_values(A, 1.0), with_values(B, 2.0), std::string(name) + ", numeric",
+                                &second);
+    EXPECT_EQ(second.decompose().levels[1].crd.data(), first.decompose().levels[1].crd.data())
+        << "the second product reuses the first one's pattern";
+    EXPECT_NE(second.decompose().vals.data(), first.decompose().vals.data());
+    const auto a = tessera::from_coo<double, tessera::CSR, Space>(A);
+    const auto other = tessera::from_coo<double, tessera::CSR, Space>(
+        tessera_test::random_coo({B.shape[0], B.shape[1]}, B.nnz(), 99));
+    EXPECT_THROW(tessera::spgemm(a, other, handle), tessera::ShapeError);
+    handle.reset();
+    check_handle_product<Space>(handle, A, A.shape[1] == A.shape[0] ? A : B, std::string(name) + ", after reset");
+  }
 }

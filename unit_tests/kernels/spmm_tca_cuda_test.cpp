@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,16 @@ using tessera_test::check_spmm;
 
 constexpr double kHalfTolerance = 4e-3;
 constexpr double kTf32Tolerance = 5e-3;
+
+
+// The plan an SpmmHandle builds for A (the same one spmm runs).
+template <class T>
+std::shared_ptr<const tessera::kernels::cuda::TcaPlan> plan_of(const tessera::Tensor<T, tessera::CSR, Kokkos::Cuda>& A) {
+  tessera::SpmmHandle handle;
+  Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::CudaSpace> B("B", A.extent(1), 16), C("C", A.extent(0), 16);
+  tessera::spmm_choose_algorithm(A, B, C, handle);
+  return handle.state().get<tessera::kernels::cuda::SpmmCudaState>()->plan;
+}
 
 TEST(SpmmTca, TensorCoreHalfOnEdgeCases) {
   const SpmmOptions tc{SpmmAlgorithm::TensorCore};
@@ -147,28 +158,34 @@ TEST(SpmmTca, AutoTunedTimesEachShapeOnce) {
                                                        kTf32Tolerance);
 
   const auto A = tessera::from_coo<float, tessera::CSR, Kokkos::Cuda>(few_long_rows());
-  const auto& s = A.decompose();
-  using Cache = tessera::kernels::cuda::TcaPlanCache;
   Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::CudaSpace> B("B", A.extent(1), 128), C("C", A.extent(0), 128);
   Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::CudaSpace> B64("B64", A.extent(1), 64), C64("C64", A.extent(0), 64);
-  const SpmmAlgorithm first = tessera::spmm_choose_algorithm(A, B, C, tuned);
-  EXPECT_EQ(Cache::tuned_shapes(s.levels[1].pos, s.levels[1].crd), 1u);
-  tessera::spmm(1.0f, A, B, 0.0f, C, tuned);
-  EXPECT_EQ(tessera::spmm_choose_algorithm(A, B, C, tuned), first);
-  EXPECT_EQ(Cache::tuned_shapes(s.levels[1].pos, s.levels[1].crd), 1u) << "a tuned shape is not timed again";
-  tessera::spmm(1.0f, A, B64, 0.0f, C64, tuned);
-  EXPECT_EQ(Cache::tuned_shapes(s.levels[1].pos, s.levels[1].crd), 2u);
-  tessera::spmm(1.0f, A, B64, 0.0f, C64, tuned_warm);
-  EXPECT_EQ(Cache::tuned_shapes(s.levels[1].pos, s.levels[1].crd), 3u) << "each L2 state is timed apart";
+  tessera::SpmmHandle handle(tuned);
+  const auto tuned_shapes = [](tessera::SpmmHandle& h) {
+    const auto* st = h.state().get<tessera::kernels::cuda::SpmmCudaState>();
+    return st ? st->tuned.size() : std::size_t(0);
+  };
+  const SpmmAlgorithm first = tessera::spmm_choose_algorithm(A, B, C, handle);
+  EXPECT_EQ(tuned_shapes(handle), 1u);
+  tessera::spmm(1.0f, A, B, 0.0f, C, handle);
+  EXPECT_EQ(tessera::spmm_choose_algorithm(A, B, C, handle), first);
+  EXPECT_EQ(tuned_shapes(handle), 1u) << "a tuned shape is not timed again";
+  tessera::spmm(1.0f, A, B64, 0.0f, C64, handle);
+  EXPECT_EQ(tuned_shapes(handle), 2u);
+  handle.options().tune_cache = tessera::SpmmTuneCache::WarmL2;
+  tessera::spmm(1.0f, A, B64, 0.0f, C64, handle);
+  EXPECT_EQ(tuned_shapes(handle), 3u) << "each L2 state is timed apart";
   // Without tune, or with an explicit algorithm, nothing is timed.
   const auto R = tessera::from_coo<float, tessera::CSR, Kokkos::Cuda>(even);
-  const auto& r = R.decompose();
   Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::CudaSpace> RB("RB", R.extent(1), 64), RC("RC", R.extent(0), 64);
-  tessera::spmm(1.0f, R, RB, 0.0f, RC, SpmmOptions{SpmmAlgorithm::Auto, /*allow_tf32=*/true});
+  tessera::SpmmHandle untuned(SpmmOptions{SpmmAlgorithm::Auto, /*allow_tf32=*/true});
+  tessera::spmm(1.0f, R, RB, 0.0f, RC, untuned);
+  EXPECT_EQ(tuned_shapes(untuned), 0u);
   SpmmOptions explicit_tuned{SpmmAlgorithm::TensorCore, /*allow_tf32=*/true};
   explicit_tuned.tune = true;
-  tessera::spmm(1.0f, R, RB, 0.0f, RC, explicit_tuned);
-  EXPECT_EQ(Cache::tuned_shapes(r.levels[1].pos, r.levels[1].crd), 0u);
+  tessera::SpmmHandle explicit_handle(explicit_tuned);
+  tessera::spmm(1.0f, R, RB, 0.0f, RC, explicit_handle);
+  EXPECT_EQ(tuned_shapes(explicit_handle), 0u);
 }
 
 // The row split cuts rows longer than the plan's row chunk into pieces run by separate warps
@@ -179,8 +196,7 @@ TEST(SpmmTca, CudaCoreRowSplitChunksLongRows) {
   const auto coo = few_long_rows();
   // The automatic plan does cut this matrix's long rows (several chunks each).
   const auto A = tessera::from_coo<double, tessera::CSR, Kokkos::Cuda>(coo);
-  const auto& s = A.decompose();
-  const auto plan = tessera::kernels::cuda::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0));
+  const auto plan = plan_of(A);
   EXPECT_EQ(plan->stats().chunked_rows, 6);
   EXPECT_GT(plan->stats().row_chunks, 6 * 2);
   // Its work list: every chunk and every other row (the empty ones too: they write zeros).
@@ -208,8 +224,7 @@ TEST(SpmmTca, CudaCoreRowSplitLongRowsAmongEmptyOnes) {
       coo.values.push_back(0.5 - 0.002 * static_cast<double>((i + 5 * j) % 400));
     }
   const auto A = tessera::from_coo<double, tessera::CSR, Kokkos::Cuda>(coo);
-  const auto& s = A.decompose();
-  const auto plan = tessera::kernels::cuda::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0));
+  const auto plan = plan_of(A);
   EXPECT_EQ(plan->stats().nonempty_rows, 3000);
   EXPECT_LT(plan->stats().mean_row_nnz, 24.0);  // over all rows: below kDeepGatherMeanRowNnz
   for (std::int64_t n : {64, 256}) {
@@ -254,8 +269,7 @@ void expect_reproducible(const tessera::HostCoo<double>& coo, const SpmmOptions&
 TEST(SpmmTca, SplitWindowsAndChunkedRowsAreReproducible) {
   const auto coo = few_long_rows();
   const auto A = tessera::from_coo<float, tessera::CSR, Kokkos::Cuda>(coo);
-  const auto& s = A.decompose();
-  const auto plan = tessera::kernels::cuda::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0));
+  const auto plan = plan_of(A);
   EXPECT_GT(plan->stats().split_windows, 0) << plan->describe();
   EXPECT_GT(plan->stats().split_parts, plan->stats().split_windows);
   EXPECT_GT(plan->stats().row_chunks, plan->stats().chunked_rows);
@@ -278,8 +292,7 @@ TEST(SpmmTca, SplitWindowsInClusters) {
     }
   }
   const auto A = tessera::from_coo<double, tessera::CSR, Kokkos::Cuda>(coo);
-  const auto& s = A.decompose();
-  const auto plan = tessera::kernels::cuda::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0));
+  const auto plan = plan_of(A);
   int major = 0;
   ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
   if (major == 9) {
@@ -311,8 +324,7 @@ TEST(SpmmTca, TensorCoreSharedColumnsOnABandedMatrix) {
     }
   }
   const auto A = tessera::from_coo<double, tessera::CSR, Kokkos::Cuda>(coo);
-  const auto& s = A.decompose();
-  const auto plan = tessera::kernels::cuda::TcaPlanCache::get(s.levels[1].pos, s.levels[1].crd, A.extent(0));
+  const auto plan = plan_of(A);
   EXPECT_TRUE(plan->stats().shared_columns) << plan->describe();
   EXPECT_GT(plan->stats().window_column_reuse, 4.0);
   EXPECT_GT(plan->stats().split_windows, 0);
@@ -325,10 +337,7 @@ TEST(SpmmTca, TensorCoreSharedColumnsOnABandedMatrix) {
   }
   const auto random_rows = tessera_test::random_coo({3000, 3000}, 20000, 35);
   const auto R = tessera::from_coo<double, tessera::CSR, Kokkos::Cuda>(random_rows);
-  const auto& r = R.decompose();
-  EXPECT_FALSE(tessera::kernels::cuda::TcaPlanCache::get(r.levels[1].pos, r.levels[1].crd, R.extent(0))
-                   ->stats()
-                   .shared_columns);
+  EXPECT_FALSE(plan_of(R)->stats().shared_columns);
 }
 
 TEST(SpmmTca, TensorCoreHalfOnEveryRealMatrix) {
@@ -471,33 +480,35 @@ tessera::HostCoo<double> staggered_rows(std::int64_t rows, std::int64_t cols, st
   return coo;
 }
 
-// A plan is keyed by the pattern arrays: after A's pos, crd and values are rewritten in place,
-// spmm_forget_plan(A) makes the next call build the plan of the new pattern.
-TEST(SpmmTca, ForgetPlanAfterAnInPlacePatternChange) {
+// A handle keeps the plan of the pattern it first served: another pattern of the same shape
+// and nonzero count in other arrays is refused; after A's pos, crd and values are rewritten in
+// place, reset() makes the next call build the plan of the new pattern.
+TEST(SpmmTca, HandleResetAfterAnInPlacePatternChange) {
   const auto first = staggered_rows(7000, 5000, 0), second = staggered_rows(7000, 5000, 3);
   for (SpmmAlgorithm algorithm : {SpmmAlgorithm::TensorCore, SpmmAlgorithm::CudaCoreRowSplit}) {
     SCOPED_TRACE(to_string(algorithm));
     const auto A = tessera::from_coo<Half, tessera::CSR, Kokkos::Cuda>(first);
     const auto replacement = tessera::from_coo<Half, tessera::CSR, Kokkos::Cuda>(second);
     ASSERT_EQ(A.nnz(), replacement.nnz());
-    const SpmmOptions opts{algorithm};
+    tessera::SpmmHandle handle(SpmmOptions{algorithm});
     const auto before = half_product(first, 64, 31);
-    tessera::spmm(Half(1), A, before.B, Half(0), before.C, opts);
+    tessera::spmm(Half(1), A, before.B, Half(0), before.C, handle);
     EXPECT_LE(relative_error_of(before), kHalfTolerance);
+    EXPECT_THROW(tessera::spmm(Half(1), replacement, before.B, Half(0), before.C, handle), tessera::ShapeError);
     const auto& s = A.decompose();
     const auto& r = replacement.decompose();
     Kokkos::deep_copy(s.levels[1].pos, r.levels[1].pos);
     Kokkos::deep_copy(s.levels[1].crd, r.levels[1].crd);
     Kokkos::deep_copy(s.vals, r.vals);
-    tessera::spmm_forget_plan(A);
+    handle.reset();
     const auto after = half_product(second, 64, 32);
-    tessera::spmm(Half(1), A, after.B, Half(0), after.C, opts);
+    tessera::spmm(Half(1), A, after.B, Half(0), after.C, handle);
     EXPECT_LE(relative_error_of(after), kHalfTolerance);
   }
 }
 
-// Building a plan synchronizes the device. The first call for a matrix inside a graph capture
-// is a tessera::Error that leaves the capture valid; after one call outside, spmm records into
+// Building a plan synchronizes the device. The first call with a handle inside a graph capture
+// is a tessera::Error that leaves the capture valid; after one call outside, spmm with that handle records into
 // a graph (on a non-blocking stream of the caller's) whose replay computes the product.
 TEST(SpmmTca, GraphCaptureNeedsThePlanBuiltBefore) {
   cudaStream_t stream = nullptr;
@@ -507,7 +518,7 @@ TEST(SpmmTca, GraphCaptureNeedsThePlanBuiltBefore) {
     const auto coo = tessera_test::random_coo({3000, 2000}, 30000, 12);
     const auto A = tessera::from_coo<Half, tessera::CSR, Kokkos::Cuda>(coo);
     const auto p = half_product(coo, 64, 33);
-    const SpmmOptions tc{SpmmAlgorithm::TensorCore};
+    tessera::SpmmHandle tc(SpmmOptions{SpmmAlgorithm::TensorCore});
     cudaGraph_t graph = nullptr;
     ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
     try {

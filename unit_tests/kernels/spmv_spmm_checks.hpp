@@ -99,7 +99,12 @@ void check_spmm(const HostCoo<double>& coo, std::int64_t n, double alpha, double
   for (auto& v : rounded.values) v = static_cast<double>(static_cast<T>(v));
   Kokkos::deep_copy(Bd, Bh);
   Kokkos::deep_copy(Cd, Ch);
-  tessera::spmm(static_cast<T>(alpha), A, Bd, static_cast<T>(beta), Cd, opts);
+  if (seed % 2 == 0) {  // both ways in: a handle (bound, fingerprinted) and options alone
+    tessera::SpmmHandle handle(opts);
+    tessera::spmm(static_cast<T>(alpha), A, Bd, static_cast<T>(beta), Cd, handle);
+  } else {
+    tessera::spmm(static_cast<T>(alpha), A, Bd, static_cast<T>(beta), Cd, opts);
+  }
   Kokkos::deep_copy(Ch, Cd);
   std::vector<double> scale = absolute_values(C);
   tessera::reference::spmm(std::abs(alpha), absolute_values(rounded), absolute_values(B), n, std::abs(beta), scale);

@@ -14,7 +14,7 @@
 
 #include "tessera/core/io/matrix_market.hpp"
 #include "tessera/formats/vnm.hpp"
-#include "tessera/kernels/nm_spmm/vnm_spmm.hpp"
+#include "tessera/kernels/nm_spmm/nm_spmm.hpp"
 #include "tessera_test/data.hpp"
 #include "tessera_test/vnm.hpp"
 
@@ -103,8 +103,8 @@ TEST(VnmSpmmCuda, NativeOnTheGpuAndDouble) {
   const auto B = tessera::prune_vnm<Cuda>(tessera_test::to_view<double, Cuda>(random_dense<double>(8, 8, 1), 8, 8, "d"),
                                           VnmPattern{1, 2, 4});
   Kokkos::View<double**, Kokkos::LayoutRight, Cuda> A("A", 2, 8), C("C", 2, 8), C_bad("C", 3, 8);
-  EXPECT_THROW(tessera::nm_spmm(A, B, C, {NmSpmmAlgorithm::CudaTiled}), tessera::NotCompiled);
-  EXPECT_THROW(tessera::nm_spmm(A, B, C_bad), tessera::ShapeError);
+  EXPECT_THROW(tessera::nm_spmm(1.0, A, B, 0.0, C, {NmSpmmAlgorithm::CudaTiled}), tessera::NotCompiled);
+  EXPECT_THROW(tessera::nm_spmm(1.0, A, B, 0.0, C_bad), tessera::ShapeError);
 }
 
 TEST(VnmSpmmCuda, RawKernelWithEitherCopier) {
@@ -127,7 +127,7 @@ TEST(VnmSpmmCuda, RawKernelWithEitherCopier) {
     const auto A_host = random_dense<float>(m, k, seed);
     const auto A = tessera_test::to_view<float, Cuda>(A_host, m, k, "A");
     const auto B = tessera::prune_vnm<Cuda>(tessera_test::to_view<float, Cuda>(random_dense<float>(k, n, seed + 1), k, n, "B"), p);
-    const auto stages = tessera::vnm_spmm_prepare(B, VnmLayout::Plain);
+    const auto stages = tessera::prepare_vnm_stages(B, kc::kVnmTileCols, /*packed=*/false);
     const auto vals = tessera_test::to_host_vector(B.values());
     auto meta_view = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), B.meta());
     const std::vector<std::uint8_t> meta(meta_view.data(), meta_view.data() + meta_view.size());
@@ -151,22 +151,24 @@ TEST(VnmSpmmCuda, RawKernelWithEitherCopier) {
   }
 }
 
-TEST(VnmSpmmCuda, RejectsAPlanOfAnotherMatrix) {
+// A handle keeps the stage plan of the weight it was first used with and refuses others.
+TEST(VnmSpmmCuda, HandleRefusesAnotherWeight) {
   const VnmPattern p{2, 8, 32};
   const auto B = tessera::prune_vnm<Cuda>(tessera_test::to_view<float, Cuda>(random_dense<float>(64, 256, 1), 64, 256, "b"), p);
   const auto other =
       tessera::prune_vnm<Cuda>(tessera_test::to_view<float, Cuda>(random_dense<float>(64, 512, 2), 64, 512, "o"), p);
-  const auto plan = tessera::vnm_spmm_prepare(other);
-  Kokkos::View<float**, Kokkos::LayoutRight, Cuda> A("A", 5, 64), C("C", 5, 256);
-  EXPECT_THROW(tessera::nm_spmm(Cuda(), A, B, &plan, C), tessera::ShapeError);
+  Kokkos::View<float**, Kokkos::LayoutRight, Cuda> A("A", 5, 64), C("C", 5, 256), C_other("C", 5, 512);
+  tessera::NmSpmmHandle handle;
+  tessera::nm_spmm(Cuda(), 1.0f, A, B, 0.0f, C, handle);
+  EXPECT_NE(handle.state().get<tessera::VnmStages<Cuda>>(), nullptr) << "the stage plan is kept";
+  EXPECT_THROW(tessera::nm_spmm(Cuda(), 1.0f, A, other, 0.0f, C_other, handle), tessera::ShapeError);
   // Same shape and pattern, another mask (the next layer's weight): only the meta tells them apart.
   const auto twin =
       tessera::prune_vnm<Cuda>(tessera_test::to_view<float, Cuda>(random_dense<float>(64, 256, 3), 64, 256, "t"), p);
-  const auto twin_plan = tessera::vnm_spmm_prepare(twin);
-  EXPECT_THROW(tessera::nm_spmm(Cuda(), A, B, &twin_plan, C), tessera::ShapeError);
-  const auto own = tessera::vnm_spmm_prepare(B);
-  EXPECT_NO_THROW(tessera::nm_spmm(Cuda(), A, B, &own, C));
-  EXPECT_NO_THROW(tessera::nm_spmm(Cuda(), A, B.to<Cuda>(), &own, C)) << "a tensor sharing B's arrays";
+  EXPECT_THROW(tessera::nm_spmm(Cuda(), 1.0f, A, twin, 0.0f, C, handle), tessera::ShapeError);
+  EXPECT_NO_THROW(tessera::nm_spmm(Cuda(), 1.0f, A, B.to<Cuda>(), 0.0f, C, handle)) << "a tensor sharing B's arrays";
+  handle.reset();
+  EXPECT_NO_THROW(tessera::nm_spmm(Cuda(), 1.0f, A, twin, 0.0f, C, handle));
 }
 
 }  // namespace

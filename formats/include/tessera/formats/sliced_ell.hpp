@@ -16,11 +16,9 @@
 //
 // Why this layout: each of the eight lanes is an independent dot product, so a kernel
 // runs eight chains with one loop exit per slice instead of one per row and, with
-// AVX-512, one gather of x per eight entries. Sorting inside small windows keeps the padding low (wave: 2 % instead of 18 %
-// unsorted) while every row's output stays near its neighbours'. The narrow layout
-// moves 10 instead of 12 bytes per double entry: it was added where 16 ranks share a
-// 16-core Xeon's memory bandwidth and the 32-bit version had no margin left over PETSc
-// (perf_tests/results/dist_spmv_spmm_xeon16.md).
+// AVX-512, one gather of x per eight entries. Sorting inside small windows keeps the padding
+// low while every row's output stays near its neighbours'. The narrow layout moves 10 instead
+// of 12 bytes per double entry, for ranks that share one socket's memory bandwidth.
 //
 // The copy is taken when it is built: later changes to the CSR values are not seen.
 #include <algorithm>

@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "tessera/kernels/nm_spmm/reference/vnm_spmm_reference.hpp"
-#include "tessera/kernels/nm_spmm/vnm_spmm.hpp"
+#include "tessera/kernels/nm_spmm/nm_spmm.hpp"
 #include "tessera_test/compare.hpp"
 
 namespace tessera_test {
@@ -50,7 +50,7 @@ std::vector<double> to_host_vector(const View& v) {
 template <class T, class Space, class ALayout = Kokkos::LayoutRight, class CLayout = Kokkos::LayoutRight>
 void check_nm_spmm(std::int64_t m, const std::vector<T>& dense, std::int64_t k, std::int64_t n,
                    const tessera::VnmPattern& p, std::uint64_t seed, const std::string& what,
-                   const tessera::NmSpmmOptions& opts = {}, bool prepared = false) {
+                   const tessera::NmSpmmOptions& opts = {}, bool reuse_handle = false) {
   SCOPED_TRACE(what + ": m=" + std::to_string(m) + " k=" + std::to_string(k) + " n=" + std::to_string(n) + " " +
                std::to_string(p.n) + ":" + std::to_string(p.m) + " L=" + std::to_string(p.l));
   const auto A_host = random_dense<T>(m, k, seed);
@@ -59,11 +59,12 @@ void check_nm_spmm(std::int64_t m, const std::vector<T>& dense, std::int64_t k, 
   const auto B = tessera::prune_vnm<Space>(to_view<T, Space>(dense, k, n, "B"), p);
   Kokkos::View<T**, CLayout, Space> C("C", m, n);
   Kokkos::deep_copy(C, std::numeric_limits<T>::quiet_NaN());
-  if (prepared) {
-    const auto stages = tessera::vnm_spmm_prepare(B, opts.layout);
-    tessera::nm_spmm(Space(), A, B, &stages, C, opts);
+  if (reuse_handle) {  // the second call runs on what the first one kept
+    tessera::NmSpmmHandle handle(opts);
+    tessera::nm_spmm(Space(), T(1), A, B, T(0), C, handle);
+    tessera::nm_spmm(Space(), T(1), A, B, T(0), C, handle);
   } else {
-    tessera::nm_spmm(A, B, C, opts);
+    tessera::nm_spmm(T(1), A, B, T(0), C, opts);
   }
   Kokkos::fence();
 

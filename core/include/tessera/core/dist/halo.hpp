@@ -55,9 +55,8 @@ class Halo {
     const auto indices = send_indices_;
     const auto send = send_;
     const std::int64_t sends = plan_->sends();
-    // One row per iteration, not one entry split by e / k and e % k: a 64-bit division
-    // per entry made the pack of a k = 16 halo cost milliseconds on a Xeon, and a 2-D
-    // MDRange cost 5x the plain loop for k = 1 on the host.
+    // One row per iteration, not one entry split by e / k and e % k: a 64-bit division per
+    // entry, or a 2-D MDRange, costs several times the plain loop on the host.
     Kokkos::parallel_for(
         "tessera::Halo::pack", Kokkos::RangePolicy<Space>(space, 0, sends), KOKKOS_LAMBDA(const std::int64_t s) {
           for (std::int64_t c = 0; c < k; ++c) send(s, c) = owned(indices(s), c);

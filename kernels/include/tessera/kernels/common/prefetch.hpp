@@ -6,10 +6,8 @@
 namespace tessera::kernels {
 
 // Requests data[q] into all cache levels when q < end (a no-op past the array and on
-// compilers without the builtin). The keep-in-all-levels hint, not the no-reuse one:
-// with prefetchnta the CSR SpMV ran 2x slower on a Xeon (Poisson 120^3 and wave, one
-// core, 2026-11-22), where the line seems not to stay until its row is reached; on an
-// AMD EPYC the two hints were within noise.
+// compilers without the builtin). The keep-in-all-levels hint, not the no-reuse one: with
+// the no-reuse hint the line may be gone before its row is reached.
 template <class U>
 inline void prefetch_for_read(const U* data, std::int64_t q, std::int64_t end) {
 #if defined(__GNUC__)

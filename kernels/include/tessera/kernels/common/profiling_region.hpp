@@ -4,6 +4,7 @@
 // each time the kernel between them throws (a caught shape, budget or CUDA error), so every
 // later region that tool reports would nest under the failed call.
 #include <string>
+#include <type_traits>
 
 #include <Kokkos_Core.hpp>
 
@@ -16,5 +17,22 @@ class ProfilingRegion {
   ProfilingRegion(const ProfilingRegion&) = delete;
   ProfilingRegion& operator=(const ProfilingRegion&) = delete;
 };
+
+// Region names follow one pattern: tessera::<family>[<variant>,<value type>], e.g.
+// "tessera::spmm[TensorCore,float]".
+template <class T>
+const char* value_type_name() {
+  if constexpr (std::is_same_v<T, float>) return "float";
+  else if constexpr (std::is_same_v<T, double>) return "double";
+  else if constexpr (std::is_same_v<T, Kokkos::Experimental::half_t>) return "half";
+  else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) return sizeof(T) == 8 ? "int64" : "int32";
+  else if constexpr (sizeof(T) == 2) return "bf16";  // tessera::bf16_t, the only other 2-byte value type
+  else return "value";
+}
+
+template <class T>
+std::string region_name(const char* family, const std::string& variant) {
+  return std::string("tessera::") + family + "[" + variant + "," + value_type_name<T>() + "]";
+}
 
 }  // namespace tessera::kernels

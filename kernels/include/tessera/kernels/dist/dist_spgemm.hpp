@@ -78,7 +78,7 @@ DistTensor<T, Enc, Space> spgemm(const Space& space, const DistTensor<T, Enc, Sp
   MPI_Comm comm = A.comm();
   const int ranks = comm_size(comm), rank = comm_rank(comm);
   const ImportPlan& plan = A.import_plan();
-  const kernels::ProfilingRegion profiling_region("tessera::dist::spgemm");
+  const kernels::ProfilingRegion profiling_region(kernels::region_name<T>("dist::spgemm", "row import"));
 
   // 1. Fetch the rows of B that A's ghost columns name: lengths, then entries.
   const detail::HostRows mine = detail::owned_rows(B);

@@ -3,8 +3,8 @@
 // row-distributed dense multivectors B (A.cols() blocks) and C (A.rows() blocks).
 // Same scheme as dist::spmv: the halo exchange of B's ghost rows overlaps the
 // diagonal block's product; the off-diagonal block (boundary rows only) then adds
-// its part. Each local product is tessera::spmm with `opts` (so TCA-SpMM on
-// Kokkos::Cuda when chosen), except that output_stores Auto is decided here on the
+// its part. Each local product is tessera::spmm with the handle's options (so TCA-SpMM on
+// Kokkos::Cuda when chosen) and a handle of its own (DistSpmmHandle), except that output_stores Auto is decided here on the
 // size of all ranks' C together, not of one rank's block: ranks on one machine
 // share its caches and memory bandwidth.
 // Collective over A.comm().
@@ -30,9 +30,27 @@ SpmmOptions diagonal_spmm_options(const DistMultiVector<T, Space>& C, SpmmOption
   return opts;
 }
 
+// What dist::spmm reuses across calls on one DistTensor: a handle for each local block
+// (their plans on Kokkos::Cuda). Options apply to both products.
+class DistSpmmHandle {
+ public:
+  explicit DistSpmmHandle(const SpmmOptions& options = {}) : options_(options), diagonal_(options), off_diagonal_(options) {}
+  const SpmmOptions& options() const noexcept { return options_; }
+  SpmmHandle& diagonal() noexcept { return diagonal_; }
+  SpmmHandle& off_diagonal() noexcept { return off_diagonal_; }
+  void reset() noexcept {
+    diagonal_.reset();
+    off_diagonal_.reset();
+  }
+
+ private:
+  SpmmOptions options_;
+  SpmmHandle diagonal_, off_diagonal_;
+};
+
 template <class T, class Enc, class Space>
 void spmm(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const DistMultiVector<T, Space>& B, T beta,
-          const DistMultiVector<T, Space>& C, const SpmmOptions& opts = {}) {
+          const DistMultiVector<T, Space>& C, DistSpmmHandle& handle) {
   detail::require_same_blocks("dist::spmm", "B", B.rows(), A.cols());
   detail::require_same_blocks("dist::spmm", "C", C.rows(), A.rows());
   if (B.columns() != C.columns())
@@ -40,20 +58,36 @@ void spmm(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
                      std::to_string(C.columns()));
   if (C.shares_storage_with(B))
     throw AliasError("dist::spmm: C is B, which it reads; pass C its own DistMultiVector");
-  const kernels::ProfilingRegion profiling_region("tessera::dist::spmm");
+  const kernels::ProfilingRegion profiling_region(kernels::region_name<T>("dist::spmm", "halo overlap"));
+  handle.diagonal().options() = diagonal_spmm_options(C, handle.options());
   auto& halo = A.halo();
   halo.start(space, B.local());
-  halo.overlap(
-      [&] { tessera::spmm(space, alpha, A.diagonal(), B.local(), beta, C.local(), diagonal_spmm_options(C, opts)); });
+  halo.overlap([&] { tessera::spmm(space, alpha, A.diagonal(), B.local(), beta, C.local(), handle.diagonal()); });
   const auto ghosts = halo.finish(space);
   if (A.off_diagonal().nnz() > 0) {
     const typename DistMultiVector<T, Space>::view_type t = halo.scratch(A.off_diagonal().extent(0));
-    tessera::spmm(space, alpha, A.off_diagonal(), ghosts, T(0), t, opts);
+    tessera::spmm(space, alpha, A.off_diagonal(), ghosts, T(0), t, handle.off_diagonal());
     detail::add_to_rows(space, A.boundary_rows(), t, C.local());
   }
 }
 
+// Without a handle: the local blocks' plans are built for this call alone.
+template <class T, class Enc, class Space>
+void spmm(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const DistMultiVector<T, Space>& B, T beta,
+          const DistMultiVector<T, Space>& C, const SpmmOptions& opts = {}) {
+  DistSpmmHandle handle(opts);
+  handle.diagonal().binding().serve_single_call();
+  handle.off_diagonal().binding().serve_single_call();
+  spmm(space, alpha, A, B, beta, C, handle);
+}
+
 // Runs on a default-constructed instance of A's execution space.
+template <class T, class Enc, class Space>
+void spmm(T alpha, const DistTensor<T, Enc, Space>& A, const DistMultiVector<T, Space>& B, T beta,
+          const DistMultiVector<T, Space>& C, DistSpmmHandle& handle) {
+  spmm(Space(), alpha, A, B, beta, C, handle);
+}
+
 template <class T, class Enc, class Space>
 void spmm(T alpha, const DistTensor<T, Enc, Space>& A, const DistMultiVector<T, Space>& B, T beta,
           const DistMultiVector<T, Space>& C, const SpmmOptions& opts = {}) {

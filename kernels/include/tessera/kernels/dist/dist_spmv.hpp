@@ -48,9 +48,8 @@ void add_to_rows(const Space& space, const RowView& rows, const AddView& add, co
 }
 
 // y(rows(r)) += alpha * (row r of offd) . ghosts for host spaces: one pass over the
-// off-diagonal block, no temporary and no second pass over the boundary rows (on wave,
-// 2 ranks on an AMD EPYC and 16 on a Xeon, that pass cost a quarter to two fifths of
-// the off-diagonal product itself).
+// off-diagonal block, no temporary and no second pass over the boundary rows (that pass
+// costs a sizable share of the off-diagonal product itself).
 template <class Space, class T, class Local, class RowView, class GhostView, class YView>
 void add_boundary_products(const Space& space, T alpha, const Local& offd, const RowView& rows,
                            const GhostView& ghosts, const YView& y) {
@@ -79,7 +78,7 @@ void spmv(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
   detail::require_same_blocks("dist::spmv", "y", y.rows(), A.rows());
   if (y.shares_storage_with(x)) throw AliasError("dist::spmv: y is x, which it reads; pass y its own DistVector");
   using HaloT = Halo<T, Space>;
-  const kernels::ProfilingRegion profiling_region("tessera::dist::spmv");
+  const kernels::ProfilingRegion profiling_region(kernels::region_name<T>("dist::spmv", "halo overlap"));
   HaloT& halo = A.halo();
   // A contiguous vector is a (n x 1) row-major block: the halo packs blocks.
   constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;

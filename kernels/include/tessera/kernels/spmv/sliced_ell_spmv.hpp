@@ -41,13 +41,13 @@ void spmv(const Space& space, typename SlicedEll<T>::value_type alpha, const Sli
   kernels::require_extent("spmv(SlicedEll)", "y.extent(0)", y.extent(0), A.rows);
   kernels::require_disjoint("spmv(SlicedEll)", "y", y, "x", x);
   if (static_cast<double>(alpha) == 0.0) {  // BLAS: neither A nor x is read
-    const kernels::ProfilingRegion profiling_region("tessera::spmv[alpha=0]");
+    const kernels::ProfilingRegion profiling_region(kernels::region_name<T>("spmv", "alpha=0"));
     kernels::scale_output(space, beta, y);
     return;
   }
   const std::int64_t slices = A.slices();
   if (slices == 0) return;
-  const kernels::ProfilingRegion profiling_region("tessera::spmv[sliced_ell]");
+  const kernels::ProfilingRegion profiling_region(kernels::region_name<T>("spmv", "sliced_ell/Native"));
   const kernels::impl::SlicedEllArrays<T> arrays(A);
   const bool vectorised = kernel == SlicedEllKernel::Auto && kernels::impl::sliced_ell_vectorised<T>();
   const std::int64_t chunks = kernels::one_chunk_per_thread(space, slices);

@@ -1,8 +1,8 @@
 #pragma once
 // tessera::spmv — y = alpha * A * x + beta * y for a CSR-like tensor A. As in BLAS, y is
 // not read where beta is zero, and neither A nor x where alpha is zero.
-// Front end: static checks on types and spaces, run-time checks on shapes, a
-// profiling region, then the implementation for A's execution space.
+// Front end: static checks on types and spaces, run-time checks on shapes, then
+// kernels::SpmvImpl for A's execution space (impl/spmv_impl.hpp).
 #include <string>
 #include <type_traits>
 
@@ -13,7 +13,7 @@
 #include "tessera/kernels/common/checks.hpp"
 #include "tessera/kernels/common/profiling_region.hpp"
 #include "tessera/kernels/common/scale_output.hpp"
-#include "tessera/kernels/spmv/impl/spmv_native.hpp"
+#include "tessera/kernels/spmv/impl/spmv_impl.hpp"
 
 namespace tessera {
 
@@ -32,13 +32,11 @@ void spmv(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, 
   kernels::require_extent("spmv", "y.extent(0)", y.extent(0), A.extent(0));
   kernels::require_disjoint("spmv", "y", y, "x", x);
   if (static_cast<double>(alpha) == 0.0) {  // BLAS: neither A nor x is read
-    const kernels::ProfilingRegion profiling_region("tessera::spmv[alpha=0]");
+    const kernels::ProfilingRegion profiling_region(kernels::region_name<T>("spmv", "alpha=0"));
     kernels::scale_output(space, beta, y);
     return;
   }
-  const auto& s = A.decompose();
-  const kernels::ProfilingRegion profiling_region("tessera::spmv[native]");
-  kernels::impl::spmv_native(space, alpha, s.levels[1].pos, s.levels[1].crd, s.vals, x, beta, y, A.extent(0));
+  kernels::SpmvImpl<Space, T, Enc>::run(space, alpha, A, x, beta, y);
 }
 
 // Runs on a default-constructed instance of A's execution space.

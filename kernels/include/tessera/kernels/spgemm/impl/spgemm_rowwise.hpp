@@ -218,11 +218,9 @@ class GustavsonRow {
 
   // row() asks for the start of the row of B (columns and values) that A's entry
   // q + kPrefetchDistance (in this row of A or the next ones) multiplies: rows of B
-  // are visited in A's column order, too scattered for the hardware prefetcher.
-  // Measured on the row-wise products of the real matrices (2 threads of a 16-core
-  // Xeon, against Kokkos Kernels in the same process): 1.10x with it, 1.02-1.07x
-  // without. The prefetch sits in row()'s loop itself: GCC 12 deletes a call to a
-  // helper that holds only prefetches, as free of side effects.
+  // are visited in A's column order, too scattered for the hardware prefetcher. The
+  // prefetch sits in row()'s loop itself: GCC 12 deletes a call to a helper that holds
+  // only prefetches, as free of side effects.
   static constexpr std::int64_t kPrefetchDistance = 4;
 
   static constexpr int kWordBits = 6;  // 64 bits per bitmap word

@@ -8,9 +8,7 @@
 // Streaming stores: with beta == 0 a full, 64-byte aligned tile of C can be written
 // with non-temporal stores, which skip reading C's lines into the cache before
 // overwriting them (half of C's memory traffic) and leave C out of the cache.
-// On a 16-core Xeon with N = 32 the loop ran 1.73x (16 threads) and 1.83x (1 thread)
-// the portable one, geomean over the 66 real matrices (perf_tests/results/
-// spmv_spmm_host_16t.md, _1t.md); dist_spmv_spmm_xeon16.md has dist::spmm with it.
+// perf_tests/results/spmv_spmm_host_*.md compare it with the portable loop.
 #include <cstdint>
 
 #include "tessera/kernels/common/host_avx512.hpp"

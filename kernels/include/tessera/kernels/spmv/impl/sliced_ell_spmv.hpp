@@ -8,8 +8,6 @@
 //             masked gather of x and one FMA per eight entries.
 // Each comes for both column layouts (narrow 16-bit offsets from a base per slice, or
 // wide 32-bit columns).
-// dist::spmv's diagonal products on it took dist::spmv from 0.92-1.12x to 1.13-1.59x
-// PETSc's MatMult on a 16-core Xeon (perf_tests/results/dist_spmv_spmm_xeon16.md).
 // Padding entries are never multiplied, so an Inf or NaN in x reaches only
 // the rows that hold its column, as with CSR. With beta == 0, y is written without
 // being read.
