@@ -1,8 +1,7 @@
 #pragma once
 // Options of tessera::nm_spmm and the handle that keeps what a sequence of products with one
 // N:M weight reuses (on Kokkos::Cuda: the VNM stage plan, the NV24 launch per batch size).
-#include "tessera/kernels/common/handle_state.hpp"
-#include "tessera/kernels/common/pattern_binding.hpp"
+#include "tessera/kernels/common/basic_handle.hpp"
 
 namespace tessera {
 
@@ -38,27 +37,9 @@ struct NmSpmmOptions {
 // Kept across products with one weight B: which tensor it serves (checked on every call, see
 // kernels::PatternBinding) and what the CUDA kernels reuse. A call given NmSpmmOptions instead
 // builds what it needs for that call alone. Not thread-safe: one handle per thread.
-class NmSpmmHandle {
+class NmSpmmHandle : public kernels::BasicHandle<NmSpmmOptions> {
  public:
-  NmSpmmHandle() = default;
-  explicit NmSpmmHandle(const NmSpmmOptions& options) : options_(options) {}
-  NmSpmmOptions& options() noexcept { return options_; }
-  const NmSpmmOptions& options() const noexcept { return options_; }
-  // Forgets the weight and everything kept for it: after rewriting its meta in place.
-  void reset() noexcept {
-    binding_.reset();
-    state_.reset();
-  }
-  bool bound() const noexcept { return binding_.bound(); }
-
-  // Used by the kernels.
-  kernels::PatternBinding& binding() noexcept { return binding_; }
-  kernels::HandleState& state() noexcept { return state_; }
-
- private:
-  NmSpmmOptions options_;
-  kernels::PatternBinding binding_;
-  kernels::HandleState state_;
+  using BasicHandle::BasicHandle;
 };
 
 }  // namespace tessera

@@ -3,8 +3,7 @@
 // reuses (on Kokkos::Cuda: the matrix's plan and the tuned kernel picks).
 #include <cstdint>
 
-#include "tessera/kernels/common/handle_state.hpp"
-#include "tessera/kernels/common/pattern_binding.hpp"
+#include "tessera/kernels/common/basic_handle.hpp"
 
 namespace tessera {
 
@@ -57,27 +56,9 @@ inline constexpr std::int64_t kSpmmStreamingMinBytes = std::int64_t(16) << 20;
 // kernels::PatternBinding) and, on Kokkos::Cuda, A's plan and the tuned kernel picks. A call
 // given SpmmOptions instead builds what it needs for that call alone. Not thread-safe: one
 // handle per thread. Copies share the kept state.
-class SpmmHandle {
+class SpmmHandle : public kernels::BasicHandle<SpmmOptions> {
  public:
-  SpmmHandle() = default;
-  explicit SpmmHandle(const SpmmOptions& options) : options_(options) {}
-  SpmmOptions& options() noexcept { return options_; }
-  const SpmmOptions& options() const noexcept { return options_; }
-  // Forgets the tensor and everything kept for it: after rewriting its pattern in place.
-  void reset() noexcept {
-    binding_.reset();
-    state_.reset();
-  }
-  bool bound() const noexcept { return binding_.bound(); }
-
-  // Used by the kernels.
-  kernels::PatternBinding& binding() noexcept { return binding_; }
-  kernels::HandleState& state() noexcept { return state_; }
-
- private:
-  SpmmOptions options_;
-  kernels::PatternBinding binding_;
-  kernels::HandleState state_;
+  using BasicHandle::BasicHandle;
 };
 
 }  // namespace tessera
