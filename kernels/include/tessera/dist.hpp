@@ -1,8 +1,9 @@
 #pragma once
-// The distributed part of Tessera (target Tessera::dist, needs MPI): DistTensor,
-// row-distributed vectors, the parallel Matrix Market reader, the 3-D Poisson
-// generator, and the distributed kernels dist::spmv, dist::spmm (halo exchange
-// overlapped with local work) and dist::spgemm (1D row-wise).
+/// \file
+/// The distributed part of Tessera (target Tessera::dist, needs MPI): DistTensor,
+/// row-distributed vectors, the parallel Matrix Market reader, the 3-D Poisson
+/// generator, and the distributed kernels dist::spmv, dist::spmm (halo exchange
+/// overlapped with local work) and dist::spgemm (1D row-wise).
 #include "tessera/core/dist/collective_error.hpp"
 #include "tessera/core/dist/dist_tensor.hpp"
 #include "tessera/core/dist/dist_vector.hpp"

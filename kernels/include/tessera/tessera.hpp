@@ -1,5 +1,6 @@
 #pragma once
-// Everything a user of Tessera needs: tensors, encodings, conversions, I/O, kernels.
+/// \file
+/// Everything a user of Tessera needs: tensors, encodings, conversions, I/O, kernels.
 #include "tessera/core/coo.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/io/matrix_market.hpp"

@@ -1,8 +1,9 @@
 #pragma once
-// Allocations whose failure is reported as an OutOfMemoryError naming the array and its size.
-// Sizes often come from a file or a user's shape, so a failure is an input problem to report,
-// not a crash: std::bad_alloc and Kokkos' allocation errors (a std::runtime_error in Kokkos 3.4)
-// carry neither the array's role nor, for std::bad_alloc, its size.
+/// \file
+/// Allocations whose failure is reported as an OutOfMemoryError naming the array and its size.
+/// Sizes often come from a file or a user's shape, so a failure is an input problem to report,
+/// not a crash: std::bad_alloc and Kokkos' allocation errors (a std::runtime_error in Kokkos 3.4)
+/// carry neither the array's role nor, for std::bad_alloc, its size.
 #include <cstddef>
 #include <limits>
 #include <new>

@@ -1,7 +1,8 @@
 #pragma once
-// Products of extents (positions of dense levels, elements of dense arrays) computed with
-// an overflow check: a wrapped product would size an allocation or a validation too small,
-// and every later index into it would be out of bounds.
+/// \file
+/// Products of extents (positions of dense levels, elements of dense arrays) computed with
+/// an overflow check: a wrapped product would size an allocation or a validation too small,
+/// and every later index into it would be out of bounds.
 #include <array>
 #include <cstddef>
 #include <cstdint>

@@ -1,11 +1,14 @@
 #pragma once
-// Building tensors and converting between encodings.
-//   from_coo<T, Enc, Space>(coo)   COO triplets (any order, duplicates summed) -> tensor
-//   to_coo(A)                      tensor -> HostCoo (stored entries, storage order)
-//   convert<DstEnc>(A)             any encoding -> any encoding, same space
-//   from_dense<Enc>(view)          dense Kokkos View (rank = order, any layout) -> tensor
-//   to_dense(A)                    tensor -> dense LayoutRight View in A's space
-// Every conversion goes through sorted coordinates on the host; see host_levels.hpp.
+/// \file
+/// Building tensors and converting between encodings.
+/// \code{.unparsed}
+///   from_coo<T, Enc, Space>(coo)   COO triplets (any order, duplicates summed) -> tensor
+///   to_coo(A)                      tensor -> HostCoo (stored entries, storage order)
+///   convert<DstEnc>(A)             any encoding -> any encoding, same space
+///   from_dense<Enc>(view)          dense Kokkos View (rank = order, any layout) -> tensor
+///   to_dense(A)                    tensor -> dense LayoutRight View in A's space
+/// \endcode
+/// Every conversion goes through sorted coordinates on the host; see host_levels.hpp.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -26,15 +29,17 @@
 
 namespace tessera {
 
-// Kokkos::View data type of a dense array of order N: T*, T**, ...
+/// Kokkos::View data type of a dense array of order N: T*, T**, ...
 template <class T, int N>
 struct DenseArray {
-  using type = typename DenseArray<T, N - 1>::type*;
+  using type = typename DenseArray<T, N - 1>::type*;  ///< The data type: T with N stars.
 };
+/// End of the recursion: a scalar.
 template <class T>
 struct DenseArray<T, 0> {
-  using type = T;
+  using type = T;  ///< The data type: T.
 };
+/// Dense LayoutRight View of order N in Space's memory (what to_dense returns).
 template <class T, int N, class Space>
 using DenseView = Kokkos::View<typename DenseArray<T, N>::type, Kokkos::LayoutRight,
                                Kokkos::Device<Space, typename Space::memory_space>>;
@@ -79,6 +84,7 @@ void stable_sort_by_key(std::vector<std::int64_t>& perm, std::int64_t extent, Ke
 
 }  // namespace detail
 
+/// COO triplets (any order, duplicates summed) -> tensor of encoding Enc in Space.
 template <class T, class Enc, class Space = Kokkos::DefaultExecutionSpace, class U>
 Tensor<T, Enc, Space> from_coo(const HostCoo<U>& coo) {
   static_assert(is_encoding_v<Enc>, "Enc must be a tessera::Encoding");
@@ -125,6 +131,7 @@ Tensor<T, Enc, Space> from_coo(const HostCoo<U>& coo) {
   return detail::upload<T, Enc, Space>(shape, detail::pack_sorted<Enc>(shape, keys, values));
 }
 
+/// Tensor -> HostCoo (stored entries, storage order).
 template <class T, class Enc, class Space>
 HostCoo<T> to_coo(const Tensor<T, Enc, Space>& tensor) {
   constexpr int N = Enc::order;
@@ -139,12 +146,14 @@ HostCoo<T> to_coo(const Tensor<T, Enc, Space>& tensor) {
   return coo;
 }
 
+/// Any encoding -> any encoding of the same order, same space.
 template <class DstEnc, class T, class SrcEnc, class Space>
 Tensor<T, DstEnc, Space> convert(const Tensor<T, SrcEnc, Space>& tensor) {
   static_assert(DstEnc::order == SrcEnc::order, "conversions keep the tensor's order");
   return from_coo<T, DstEnc, Space>(to_coo(tensor));
 }
 
+/// Tensor -> dense LayoutRight View in the tensor's space.
 template <class T, class Enc, class Space>
 DenseView<T, Enc::order, Space> to_dense(const Tensor<T, Enc, Space>& tensor) {
   constexpr int N = Enc::order;
@@ -170,6 +179,7 @@ DenseView<T, Enc::order, Space> to_dense(const Tensor<T, Enc, Space>& tensor) {
   return dense;
 }
 
+/// Dense Kokkos View (rank = order, any layout) -> tensor of encoding Enc.
 template <class Enc, class Space = void, class View>
 auto from_dense(const View& view) {
   using T = typename View::non_const_value_type;
@@ -209,7 +219,7 @@ auto from_dense(const View& view) {
   return from_coo<T, Enc, S>(coo);
 }
 
-// Adopts user-provided arrays after checking them against the encoding's contract.
+/// Adopts user-provided arrays after checking them against the encoding's contract.
 template <class T, class Enc, class Space>
 Tensor<T, Enc, Space> from_arrays(const Shape<Enc::order>& shape, typename Tensor<T, Enc, Space>::Storage storage,
                                   std::shared_ptr<const void> owner = nullptr) {

@@ -1,6 +1,7 @@
 #pragma once
-// Zero-copy interop with KokkosSparse::CrsMatrix (available when Tessera was
-// built with Kokkos Kernels). Both directions share the arrays.
+/// \file
+/// Zero-copy interop with KokkosSparse::CrsMatrix (available when Tessera was
+/// built with Kokkos Kernels). Both directions share the arrays.
 #include <memory>
 
 #include <KokkosSparse_CrsMatrix.hpp>
@@ -11,6 +12,7 @@
 
 namespace tessera {
 
+/// A KokkosSparse::CrsMatrix sharing the arrays of a CSR-like tensor.
 template <class T, class Enc, class Space>
 auto to_crs_matrix(const Tensor<T, Enc, Space>& tensor) {
   static_assert(is_csr_like_v<Enc>, "only CSR-like tensors ({Dense, Compressed}, row order) are CrsMatrix");
@@ -23,7 +25,7 @@ auto to_crs_matrix(const Tensor<T, Enc, Space>& tensor) {
                 static_cast<typename Tens::offset_type>(tensor.nnz()), s.vals, s.levels[1].pos, s.levels[1].crd);
 }
 
-// The tensor keeps the matrix alive; its arrays are the matrix's arrays.
+/// The tensor keeps the matrix alive; its arrays are the matrix's arrays.
 template <class Matrix>
 auto from_crs_matrix(const Matrix& matrix) {
   using T = typename Matrix::non_const_value_type;

@@ -1,7 +1,8 @@
 #pragma once
-// Encodings: a tuple of level formats, the mode each storage level holds, and the
-// index types of the level arrays. Presets (CSR, CSC, DCSR, DCSC, COO, CSF<N>,
-// Dense<N>) are one-liners over the generic Encoding.
+/// \file
+/// Encodings: a tuple of level formats, the mode each storage level holds, and the
+/// index types of the level arrays. Presets (CSR, CSC, DCSR, DCSC, COO, CSF<N>,
+/// Dense<N>) are one-liners over the generic Encoding.
 #include <array>
 #include <cstdint>
 #include <tuple>
@@ -12,13 +13,15 @@
 
 namespace tessera {
 
-// Storage level l holds tensor mode Modes[l].
+/// Storage level l holds tensor mode Modes[l].
 template <int... Modes>
 struct ModeOrder {};
 
+/// Encoding of a tensor; Order is a ModeOrder (the specialization below).
 template <class Ordinal, class Offset, class Order, class... Levels>
 struct Encoding;
 
+/// Encoding: index types, the mode each storage level holds, and the level formats.
 template <class Ordinal, class Offset, int... Modes, class... Levels>
 struct Encoding<Ordinal, Offset, ModeOrder<Modes...>, Levels...> {
   static_assert(sizeof...(Modes) == sizeof...(Levels), "one mode per level");
@@ -26,13 +29,16 @@ struct Encoding<Ordinal, Offset, ModeOrder<Modes...>, Levels...> {
   static_assert(std::is_integral_v<Ordinal> && std::is_signed_v<Ordinal>, "signed integral ordinals");
   static_assert(std::is_integral_v<Offset> && std::is_signed_v<Offset>, "signed integral offsets");
 
-  static constexpr int order = sizeof...(Levels);
-  using ordinal_type = Ordinal;  // type of coordinates (crd arrays)
-  using offset_type = Offset;    // type of positions (pos arrays)
-  using level_types = std::tuple<Levels...>;
-  static constexpr std::array<int, order> mode_order{Modes...};
+  static constexpr int order = sizeof...(Levels);                ///< Number of modes (= number of levels).
+  using ordinal_type = Ordinal;                                  ///< type of coordinates (crd arrays)
+  using offset_type = Offset;                                    ///< type of positions (pos arrays)
+  using level_types = std::tuple<Levels...>;                     ///< The level formats, in storage order.
+  static constexpr std::array<int, order> mode_order{Modes...};  ///< Mode held by each storage level.
+  /// Kind of each storage level.
   static constexpr std::array<LevelKind, order> level_kinds{Levels::kind...};
+  /// Whether each storage level has a pos array.
   static constexpr std::array<bool, order> level_has_pos{Levels::has_pos...};
+  /// Whether each storage level has a crd array.
   static constexpr std::array<bool, order> level_has_crd{Levels::has_crd...};
 
  private:
@@ -69,7 +75,7 @@ struct Encoding<Ordinal, Offset, ModeOrder<Modes...>, Levels...> {
   static_assert(nonunique_levels_are_followed_by_singletons(),
                 "a CompressedNonUnique level must be followed only by Singleton levels");
 
-  // Storage level that holds mode m.
+  /// Storage level that holds mode m.
   static constexpr int level_of_mode(int m) {
     for (int l = 0; l < order; ++l)
       if (mode_order[l] == m) return l;
@@ -77,10 +83,13 @@ struct Encoding<Ordinal, Offset, ModeOrder<Modes...>, Levels...> {
   }
 };
 
+/// True (is_encoding_v) when E is an Encoding.
 template <class E>
 struct is_encoding : std::false_type {};
+/// An Encoding.
 template <class Ordinal, class Offset, class Order, class... Levels>
 struct is_encoding<Encoding<Ordinal, Offset, Order, Levels...>> : std::true_type {};
+/// True when E is an Encoding.
 template <class E>
 inline constexpr bool is_encoding_v = is_encoding<E>::value;
 
@@ -114,26 +123,31 @@ struct WithIndexTypes<Encoding<O0, F0, Order, Levels...>, Ordinal, Offset> {
 };
 }  // namespace detail
 
+/// Compressed sparse rows.
 using CSR = Encoding<int, int, ModeOrder<0, 1>, levels::Dense, levels::Compressed>;
+/// Compressed sparse columns.
 using CSC = Encoding<int, int, ModeOrder<1, 0>, levels::Dense, levels::Compressed>;
+/// Doubly compressed sparse rows (empty rows take no space).
 using DCSR = Encoding<int, int, ModeOrder<0, 1>, levels::Compressed, levels::Compressed>;
+/// Doubly compressed sparse columns (empty columns take no space).
 using DCSC = Encoding<int, int, ModeOrder<1, 0>, levels::Compressed, levels::Compressed>;
-// Coordinate list of any order (COO = the matrix case).
+/// Coordinate list of any order (COO = the matrix case).
 template <int N>
 using COOTensor = typename detail::CooEncoding<int, int, std::make_integer_sequence<int, N>>::type;
+/// Coordinate list of a matrix.
 using COO = COOTensor<2>;
-// Compressed sparse fiber: every level compressed, natural mode order.
+/// Compressed sparse fiber: every level compressed, natural mode order.
 template <int N>
 using CSF = typename detail::UniformEncoding<int, int, levels::Compressed, std::make_integer_sequence<int, N>>::type;
-// Dense row-major tensor of order N.
+/// Dense row-major tensor of order N.
 template <int N>
 using Dense = typename detail::UniformEncoding<int, int, levels::Dense, std::make_integer_sequence<int, N>>::type;
 
-// E with 64-bit (or other) index types, e.g. WithIndexTypes<CSR, std::int64_t, std::int64_t>.
+/// E with 64-bit (or other) index types, e.g. WithIndexTypes<CSR, std::int64_t, std::int64_t>.
 template <class E, class Ordinal, class Offset>
 using WithIndexTypes = typename detail::WithIndexTypes<E, Ordinal, Offset>::type;
 
-// CSR-like = {Dense, Compressed} in row order, the layout of KokkosSparse::CrsMatrix.
+/// CSR-like = {Dense, Compressed} in row order, the layout of KokkosSparse::CrsMatrix.
 template <class E>
 inline constexpr bool is_csr_like_v =
     is_encoding_v<E> && E::order == 2 && E::mode_order[0] == 0 && E::mode_order[1] == 1 &&

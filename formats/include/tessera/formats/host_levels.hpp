@@ -1,8 +1,9 @@
 #pragma once
-// Host-side assembly of level arrays. pack_sorted() turns entries that are sorted
-// in storage order and unique into the (pos, crd, vals) arrays of an encoding;
-// for_each_stored() walks the arrays of an encoding back into entries.
-// Both are plain host loops: conversions are not a hot path, kernels are.
+/// \file
+/// Host-side assembly of level arrays. pack_sorted() turns entries that are sorted
+/// in storage order and unique into the (pos, crd, vals) arrays of an encoding;
+/// for_each_stored() walks the arrays of an encoding back into entries.
+/// Both are plain host loops: conversions are not a hot path, kernels are.
 #include <array>
 #include <cstdint>
 #include <limits>

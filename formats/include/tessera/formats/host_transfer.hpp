@@ -1,5 +1,6 @@
 #pragma once
-// Moves level arrays between host vectors (HostLevels) and a Tensor's Views in any space.
+/// \file
+/// Moves level arrays between host vectors (HostLevels) and a Tensor's Views in any space.
 #include <string>
 #include <vector>
 

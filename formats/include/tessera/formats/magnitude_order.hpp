@@ -1,8 +1,9 @@
 #pragma once
-// The order in which magnitude pruning (NV24, VNM) ranks candidates: larger first, and a NaN
-// above every number. A NaN weight is then kept, so that it shows in the results instead of
-// being dropped silently, and the ranking stays a strict weak ordering (a plain `>` is not
-// one once a NaN is present, which std::sort family calls do not allow).
+/// \file
+/// The order in which magnitude pruning (NV24, VNM) ranks candidates: larger first, and a NaN
+/// above every number. A NaN weight is then kept, so that it shows in the results instead of
+/// being dropped silently, and the ranking stays a strict weak ordering (a plain `>` is not
+/// one once a NaN is present, which std::sort family calls do not allow).
 #include <cmath>
 
 namespace tessera::detail {

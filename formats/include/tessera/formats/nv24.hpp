@@ -1,16 +1,19 @@
 #pragma once
-// NV24: a weight B (k x n) with 2:4 sparsity along k, stored as the values and metadata
-// that the sparse tensor cores' mma.sp consumes (layout: formats/nv24/layout.hpp).
-//
-//   auto W  = tessera::prune_nv24(B);          // keep the 2 largest |b| of every 4 along k
-//   auto W2 = tessera::nv24_from_dense(B);     // B must already be 2:4, else FormatError
-//   auto D  = tessera::to_dense(W);            // k x n, LayoutRight
-//   auto& s = W.decompose();                   // s.vals (n x k_padded/2), s.meta (words)
-//   auto Wh = W.to<Kokkos::DefaultHostExecutionSpace>();
-//
-// Value types: Kokkos::Experimental::half_t (fp16), tessera::bf16_t (nv24/bf16.hpp), and
-// float/double for the portable kernel. k is padded with zeros to a multiple of 64
-// (k_padded); extent(0) stays the original k.
+/// \file
+/// NV24: a weight B (k x n) with 2:4 sparsity along k, stored as the values and metadata
+/// that the sparse tensor cores' mma.sp consumes (layout: formats/nv24/layout.hpp).
+///
+/// \code
+///   auto W  = tessera::prune_nv24(B);          // keep the 2 largest |b| of every 4 along k
+///   auto W2 = tessera::nv24_from_dense(B);     // B must already be 2:4, else FormatError
+///   auto D  = tessera::to_dense(W);            // k x n, LayoutRight
+///   auto& s = W.decompose();                   // s.vals (n x k_padded/2), s.meta (words)
+///   auto Wh = W.to<Kokkos::DefaultHostExecutionSpace>();
+/// \endcode
+///
+/// Value types: Kokkos::Experimental::half_t (fp16), tessera::bf16_t (nv24/bf16.hpp), and
+/// float/double for the portable kernel. k is padded with zeros to a multiple of 64
+/// (k_padded); extent(0) stays the original k.
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -57,36 +60,39 @@ inline void check_extents(std::int64_t k, std::int64_t n, std::size_t value_byte
 }
 }  // namespace nv24::detail
 
-// Encoding tag of 2:4 weights in the mma.sp layout: Tensor<T, NV24, Space> (alias
-// Nv24Tensor<T, Space>), like Tensor<T, VNM, Space> for vector-wise N:M.
+/// Encoding tag of 2:4 weights in the mma.sp layout: Tensor<T, NV24, Space> (alias
+/// Nv24Tensor<T, Space>), like Tensor<T, VNM, Space> for vector-wise N:M.
 struct NV24 {
-  static constexpr int order = 2;
+  static constexpr int order = 2;  ///< A matrix.
 };
 
+/// 2:4 weight in the mma.sp layout (see the file's comment).
 template <class T, class Space = Kokkos::DefaultExecutionSpace>
 using Nv24Tensor = Tensor<T, NV24, Space>;
 
+/// 2:4 weight B (k x n) in the mma.sp layout (formats/nv24/layout.hpp).
 template <class T, class Space>
 class Tensor<T, NV24, Space> {
  public:
-  using value_type = T;
-  using encoding_type = NV24;
-  static constexpr int order = 2;
-  using execution_space = Space;
-  using memory_space = typename Space::memory_space;
-  using device_type = Kokkos::Device<execution_space, memory_space>;
-  using vals_view = Kokkos::View<T**, Kokkos::LayoutRight, device_type>;  // (n, k_padded / 2)
-  using meta_view = Kokkos::View<std::uint32_t*, device_type>;           // (nv24::meta_words(n, k_padded))
+  using value_type = T;  ///< Value type: half_t, bf16_t, float or double.
+  using encoding_type = NV24;  ///< The encoding tag.
+  static constexpr int order = 2;  ///< A matrix.
+  using execution_space = Space;  ///< Kokkos execution space the arrays belong to.
+  using memory_space = typename Space::memory_space;  ///< Kokkos memory space of the arrays.
+  using device_type = Kokkos::Device<execution_space, memory_space>;  ///< Kokkos device of the arrays.
+  using vals_view = Kokkos::View<T**, Kokkos::LayoutRight, device_type>;  ///< (n, k_padded / 2)
+  using meta_view = Kokkos::View<std::uint32_t*, device_type>;           ///< (nv24::meta_words(n, k_padded))
 
-  // The plain Views behind the tensor.
+  /// The plain Views behind the tensor.
   struct Storage {
-    vals_view vals;
-    meta_view meta;
+    vals_view vals;  ///< (n, k_padded / 2) kept values
+    meta_view meta;  ///< (nv24::meta_words(n, k_padded)) metadata words
   };
 
+  /// Empty 0 x 0 weight.
   Tensor() = default;
-  // Adopts arrays in the NV24 layout for a k x n weight; checks their extents (ShapeError).
-  // nv24_from_arrays() also checks the metadata.
+  /// Adopts arrays in the NV24 layout for a k x n weight; checks their extents (ShapeError).
+  /// nv24_from_arrays() also checks the metadata.
   Tensor(std::int64_t k, std::int64_t n, Storage storage) : k_(k), n_(n), storage_(std::move(storage)) {
     if (k < 0 || n < 0) throw ShapeError("Nv24Tensor: negative extent (" + std::to_string(k) + " x " + std::to_string(n) + ")");
     nv24::detail::check_extents(k, n, sizeof(T));
@@ -101,16 +107,18 @@ class Tensor<T, NV24, Space> {
     want("meta.extent(0)", static_cast<std::int64_t>(storage_.meta.extent(0)), nv24::meta_words(n, kp));
   }
 
-  // extent(0) = k (rows of B), extent(1) = n (columns of B).
+  /// extent(0) = k (rows of B), extent(1) = n (columns of B).
   std::int64_t extent(int mode) const {
     if (mode < 0 || mode > 1) throw IndexError("mode " + std::to_string(mode) + " of an NV24 tensor of order 2");
     return mode == 0 ? k_ : n_;
   }
+  /// k padded with zeros to a multiple of 64.
   std::int64_t k_padded() const noexcept { return nv24::padded_k(k_); }
+  /// The plain Views (vals, meta).
   const Storage& decompose() const noexcept { return storage_; }
 
-  // The same tensor with its arrays in OtherSpace's memory (shared when the memory space is
-  // the same, deep-copied otherwise).
+  /// The same tensor with its arrays in OtherSpace's memory (shared when the memory space is
+  /// the same, deep-copied otherwise).
   template <class OtherSpace>
   Nv24Tensor<T, OtherSpace> to() const {
     using Other = Nv24Tensor<T, OtherSpace>;
@@ -156,9 +164,9 @@ Nv24Tensor<T, Space> encode_dense(const BView& B, bool prune) {
 }
 }  // namespace nv24::detail
 
-// Prunes a dense k x n weight to 2:4 along k by magnitude: in every group of 4 consecutive
-// rows of each column the 2 entries of largest |value| are kept (the earlier on ties).
-// T: the stored value type (default: B's); Space: where the result lives (default: B's).
+/// Prunes a dense k x n weight to 2:4 along k by magnitude: in every group of 4 consecutive
+/// rows of each column the 2 entries of largest |value| are kept (the earlier on ties).
+/// T: the stored value type (default: B's); Space: where the result lives (default: B's).
 template <class T = void, class Space = void, class BView>
 auto prune_nv24(const BView& B) {
   using V = std::conditional_t<std::is_void_v<T>, typename BView::non_const_value_type, T>;
@@ -166,9 +174,9 @@ auto prune_nv24(const BView& B) {
   return nv24::detail::encode_dense<V, S>(B, true);
 }
 
-// Encodes a dense k x n weight that is already 2:4 along k. Throws FormatError naming the
-// first offending group (column, group index and its rows) when a group of 4 consecutive
-// rows of a column holds more than 2 nonzeros.
+/// Encodes a dense k x n weight that is already 2:4 along k. Throws FormatError naming the
+/// first offending group (column, group index and its rows) when a group of 4 consecutive
+/// rows of a column holds more than 2 nonzeros.
 template <class T = void, class Space = void, class BView>
 auto nv24_from_dense(const BView& B) {
   using V = std::conditional_t<std::is_void_v<T>, typename BView::non_const_value_type, T>;
@@ -176,7 +184,7 @@ auto nv24_from_dense(const BView& B) {
   return nv24::detail::encode_dense<V, S>(B, false);
 }
 
-// The dense k x n weight (zeros where pruned), LayoutRight, in the tensor's space.
+/// The dense k x n weight (zeros where pruned), LayoutRight, in the tensor's space.
 template <class T, class Space>
 Kokkos::View<T**, Kokkos::LayoutRight, typename Nv24Tensor<T, Space>::device_type> to_dense(
     const Nv24Tensor<T, Space>& W) {
@@ -192,9 +200,9 @@ Kokkos::View<T**, Kokkos::LayoutRight, typename Nv24Tensor<T, Space>::device_typ
   return D;
 }
 
-// Adopts user arrays in the NV24 layout, checking extents (ShapeError) and every metadata
-// nibble, those of the padding columns included, and the k padding (FormatError naming the
-// column and group).
+/// Adopts user arrays in the NV24 layout, checking extents (ShapeError) and every metadata
+/// nibble, those of the padding columns included, and the k padding (FormatError naming the
+/// column and group).
 template <class T, class Space>
 Nv24Tensor<T, Space> nv24_from_arrays(std::int64_t k, std::int64_t n, typename Nv24Tensor<T, Space>::Storage s) {
   Nv24Tensor<T, Space> W(k, n, s);

@@ -1,26 +1,27 @@
 #pragma once
-// SlicedEll<T>: a host copy of a CSR-like matrix in sliced ELLPACK form (SELL-C-sigma
-// with C = 8 rows per slice and sigma = 128 rows per sorting window), the layout of
-// the host SpMV for a matrix multiplied many times (dist::spmv's diagonal block).
-//
-//   * rows are ordered by length, longest first (ties in row order), inside windows of
-//     kSortWindow consecutive rows; row_of(8 s + l) is the row that lane l of slice s
-//     holds (-1 past the last row);
-//   * slice s stores its 8 rows' entries column-major: entry k of lane l sits at
-//     start(s) + 8 k + l, for k below the slice's longest row; shorter rows are padded
-//     with value 0 and a column that marks padding;
-//   * start has slices + 1 offsets into the entry arrays;
-//   * columns, narrow layout (when every slice's columns span fewer than 65535): column
-//     of entry q = base(s) + offset(q), base(s) the slice's smallest column, offset
-//     16-bit, kPadOffset in padding; wide layout otherwise: crd(q), -1 in padding.
-//
-// Why this layout: each of the eight lanes is an independent dot product, so a kernel
-// runs eight chains with one loop exit per slice instead of one per row and, with
-// AVX-512, one gather of x per eight entries. Sorting inside small windows keeps the padding
-// low while every row's output stays near its neighbours'. The narrow layout moves 10 instead
-// of 12 bytes per double entry, for ranks that share one socket's memory bandwidth.
-//
-// The copy is taken when it is built: later changes to the CSR values are not seen.
+/// \file
+/// SlicedEll<T>: a host copy of a CSR-like matrix in sliced ELLPACK form (SELL-C-sigma
+/// with C = 8 rows per slice and sigma = 128 rows per sorting window), the layout of
+/// the host SpMV for a matrix multiplied many times (dist::spmv's diagonal block).
+///
+///   * rows are ordered by length, longest first (ties in row order), inside windows of
+///     kSortWindow consecutive rows; row_of(8 s + l) is the row that lane l of slice s
+///     holds (-1 past the last row);
+///   * slice s stores its 8 rows' entries column-major: entry k of lane l sits at
+///     start(s) + 8 k + l, for k below the slice's longest row; shorter rows are padded
+///     with value 0 and a column that marks padding;
+///   * start has slices + 1 offsets into the entry arrays;
+///   * columns, narrow layout (when every slice's columns span fewer than 65535): column
+///     of entry q = base(s) + offset(q), base(s) the slice's smallest column, offset
+///     16-bit, kPadOffset in padding; wide layout otherwise: crd(q), -1 in padding.
+///
+/// Why this layout: each of the eight lanes is an independent dot product, so a kernel
+/// runs eight chains with one loop exit per slice instead of one per row and, with
+/// AVX-512, one gather of x per eight entries. Sorting inside small windows keeps the padding
+/// low while every row's output stays near its neighbours'. The narrow layout moves 10 instead
+/// of 12 bytes per double entry, for ranks that share one socket's memory bandwidth.
+///
+/// The copy is taken when it is built: later changes to the CSR values are not seen.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -36,37 +37,43 @@
 
 namespace tessera {
 
-// Column storage of a SlicedEll: Auto picks narrow where every slice fits.
+/// Column storage of a SlicedEll: Auto picks narrow where every slice fits.
 enum class SlicedEllColumns { Auto, Wide };
 
+/// Host copy of a CSR-like matrix in sliced ELLPACK form (see the file's comment).
 template <class T>
 struct SlicedEll {
-  static constexpr std::int64_t kSliceRows = 8;
-  static constexpr std::int64_t kSortWindow = 128;  // a multiple of kSliceRows
-  static constexpr std::uint16_t kPadOffset = 0xFFFF;
-  using value_type = T;
-  using offset_view = Kokkos::View<std::int64_t*, Kokkos::HostSpace>;
-  using index_view = Kokkos::View<int*, Kokkos::HostSpace>;
-  using narrow_view = Kokkos::View<std::uint16_t*, Kokkos::HostSpace>;
-  using value_view = Kokkos::View<T*, Kokkos::HostSpace>;
+  static constexpr std::int64_t kSliceRows = 8;                         ///< rows per slice (C)
+  static constexpr std::int64_t kSortWindow = 128;                      ///< a multiple of kSliceRows
+  static constexpr std::uint16_t kPadOffset = 0xFFFF;                   ///< offset that marks padding, narrow layout
+  using value_type = T;                                                 ///< Value type of the entries.
+  using offset_view = Kokkos::View<std::int64_t*, Kokkos::HostSpace>;   ///< Offsets into the entry arrays.
+  using index_view = Kokkos::View<int*, Kokkos::HostSpace>;             ///< Rows, bases or columns.
+  using narrow_view = Kokkos::View<std::uint16_t*, Kokkos::HostSpace>;  ///< 16-bit column offsets.
+  using value_view = Kokkos::View<T*, Kokkos::HostSpace>;               ///< Values.
 
-  std::int64_t rows = 0, cols = 0, nnz = 0;
-  offset_view start;   // slices + 1
-  value_view vals;     // start(slices) entries, 0 in padding
-  index_view row_of;   // slices * kSliceRows
-  bool narrow = false;
-  index_view base;     // narrow: slices
-  narrow_view offset;  // narrow: start(slices) entries, kPadOffset in padding
-  index_view crd;      // wide: start(slices) entries, -1 in padding
+  /// \var cols
+  /// Number of columns.
 
+  /// Number of rows.
+  std::int64_t rows = 0, cols = 0, nnz = 0;  ///< stored nonzeros (padding excluded)
+  offset_view start;                         ///< slices + 1
+  value_view vals;                           ///< start(slices) entries, 0 in padding
+  index_view row_of;                         ///< slices * kSliceRows
+  bool narrow = false;                       ///< columns are base + offset
+  index_view base;                           ///< narrow: slices
+  narrow_view offset;                        ///< narrow: start(slices) entries, kPadOffset in padding
+  index_view crd;                            ///< wide: start(slices) entries, -1 in padding
+
+  /// Number of slices.
   std::int64_t slices() const { return start.extent(0) == 0 ? 0 : static_cast<std::int64_t>(start.extent(0)) - 1; }
-  // Stored entries (padding included) per nonzero; 1 for a matrix without nonzeros.
+  /// Stored entries (padding included) per nonzero; 1 for a matrix without nonzeros.
   double padding_ratio() const {
     return nnz == 0 ? 1.0 : static_cast<double>(start(slices())) / static_cast<double>(nnz);
   }
 };
 
-// Builds the sliced copy of a CSR-like tensor whose arrays the host can read.
+/// Builds the sliced copy of a CSR-like tensor whose arrays the host can read.
 template <class T, class Enc, class Space>
 SlicedEll<T> make_sliced_ell(const Tensor<T, Enc, Space>& A, SlicedEllColumns columns = SlicedEllColumns::Auto) {
   static_assert(is_csr_like_v<Enc>, "make_sliced_ell needs a CSR-like tensor (levels {Dense, Compressed}, row order)");

@@ -1,7 +1,8 @@
 #pragma once
-// validate(A): checks a tensor's arrays against its encoding's contract (sizes,
-// monotone pos, coordinates in range and sorted). Used when adopting arrays that
-// the library did not build itself (user arrays, KokkosSparse::CrsMatrix).
+/// \file
+/// validate(A): checks a tensor's arrays against its encoding's contract (sizes,
+/// monotone pos, coordinates in range and sorted). Used when adopting arrays that
+/// the library did not build itself (user arrays, KokkosSparse::CrsMatrix).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 
 namespace tessera {
 
+/// Checks `tensor`'s arrays against its encoding's contract; FormatError, IndexError or ShapeError otherwise.
 template <class T, class Enc, class Space>
 void validate(const Tensor<T, Enc, Space>& tensor) {
   const auto host = detail::download(tensor);

@@ -1,14 +1,17 @@
 #pragma once
-// Vector-wise N:M (VNM) matrices on Kokkos: pruning, encoding with validation, adopting
-// arrays, decoding, and the offline meta preprocessing of tiled kernels.
-//   prune_vnm<Space>(dense, {N, M, L})      keep the N largest (L2) of every M vectors
-//   from_dense<VNM>(dense, {N, M, L})       encode a matrix that already is N:M; FormatError
-//                                           names the first window / column group that is not
-//   from_vnm_arrays<T, Space>(shape, p, s)  adopt vals/meta Views, validated
-//   to_dense(B)                             k x n LayoutRight View in B's space
-//   prepare_vnm_stages(B, tile_cols, packed) stage plan (+ column info) for tiled kernels
-// Layout and the meaning of every array: vnm/pattern.hpp and vnm/staging.hpp. The work is
-// done on host copies (these are offline steps); results land in the requested space.
+/// \file
+/// Vector-wise N:M (VNM) matrices on Kokkos: pruning, encoding with validation, adopting
+/// arrays, decoding, and the offline meta preprocessing of tiled kernels.
+/// \code{.unparsed}
+///   prune_vnm<Space>(dense, {N, M, L})      keep the N largest (L2) of every M vectors
+///   from_dense<VNM>(dense, {N, M, L})       encode a matrix that already is N:M; FormatError
+///                                           names the first window / column group that is not
+///   from_vnm_arrays<T, Space>(shape, p, s)  adopt vals/meta Views, validated
+///   to_dense(B)                             k x n LayoutRight View in B's space
+///   prepare_vnm_stages(B, tile_cols, packed) stage plan (+ column info) for tiled kernels
+/// \endcode
+/// Layout and the meaning of every array: vnm/pattern.hpp and vnm/staging.hpp. The work is
+/// done on host copies (these are offline steps); results land in the requested space.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -58,20 +61,20 @@ auto build_vnm(const View& dense, const VnmPattern& p, Encode&& encode) {
 
 }  // namespace detail
 
-// Prunes dense (k x n, any layout and space) to the pattern by vector magnitude.
-// Space defaults to the View's execution space.
+/// Prunes dense (k x n, any layout and space) to the pattern by vector magnitude.
+/// Space defaults to the View's execution space.
 template <class Space = void, class View>
 auto prune_vnm(const View& dense, const VnmPattern& p) {
   return detail::build_vnm<Space>(dense, p, [](auto&&... a) { prune_vnm_host(a...); });
 }
 
-// Encodes a dense matrix that already follows the pattern (FormatError otherwise).
+/// Encodes a dense matrix that already follows the pattern (FormatError otherwise).
 template <class Enc, class Space = void, class View, std::enable_if_t<std::is_same_v<Enc, VNM>, int> = 0>
 auto from_dense(const View& dense, const VnmPattern& p) {
   return detail::build_vnm<Space>(dense, p, [](auto&&... a) { encode_vnm_host(a...); });
 }
 
-// Adopts vals (w x n_pad) and meta (w x n_pad / L) after checking extents and meta.
+/// Adopts vals (w x n_pad) and meta (w x n_pad / L) after checking extents and meta.
 template <class T, class Space>
 Tensor<T, VNM, Space> from_vnm_arrays(const Shape<2>& shape, const VnmPattern& p,
                                       typename Tensor<T, VNM, Space>::Storage storage) {
@@ -81,6 +84,7 @@ Tensor<T, VNM, Space> from_vnm_arrays(const Shape<2>& shape, const VnmPattern& p
   return tensor;
 }
 
+/// Tensor -> dense k x n LayoutRight View in the tensor's space.
 template <class T, class Space>
 Kokkos::View<T**, Kokkos::LayoutRight, Space> to_dense(const Tensor<T, VNM, Space>& B) {
   const auto& e = B.extents();
@@ -92,19 +96,24 @@ Kokkos::View<T**, Kokkos::LayoutRight, Space> to_dense(const Tensor<T, VNM, Spac
   return Kokkos::create_mirror_view_and_copy(typename Space::memory_space(), host);
 }
 
-// The stage plan of vnm/staging.hpp with its arrays in Space's memory (what tiled kernels read).
+/// The stage plan of vnm/staging.hpp with its arrays in Space's memory (what tiled kernels read).
 template <class Space>
 struct VnmStages {
-  using index_view = Kokkos::View<std::int32_t*, Space>;
-  int tile_cols = 0;
-  bool packed = false;
-  std::int64_t stages = 0, max_tile_stages = 0, offsets_ld = 0;
-  index_view tile_stage_pos, column_list;
-  Kokkos::View<VnmStage*, Space> stage;
-  Kokkos::View<std::uint32_t**, Kokkos::LayoutRight, Space> column_info;  // (tiles x windows), packed only
-  Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, Space> offsets;       // (groups x offsets_ld)
-  // The meta of the matrix the plan was built from, held so that its address names that matrix
-  // (and tensors sharing its arrays) for as long as the plan lives: kernels refuse other matrices.
+  using index_view = Kokkos::View<std::int32_t*, Space>;  ///< Stage and column-list arrays.
+  int tile_cols = 0;                                      ///< columns of a tile (a multiple of L)
+  bool packed = false;                                    ///< packed layout (column list per tile)
+  /// \var max_tile_stages
+  /// Most stages of one tile.
+
+  /// Number of stages.
+  std::int64_t stages = 0, max_tile_stages = 0, offsets_ld = 0;  ///< bytes per group row of offsets
+  /// (tiles + 1): stages of tile t are [pos[t], pos[t + 1])
+  index_view tile_stage_pos, column_list;  ///< (stages x kVnmStageColumns) A columns, packed only
+  Kokkos::View<VnmStage*, Space> stage;  ///< (stages)
+  Kokkos::View<std::uint32_t**, Kokkos::LayoutRight, Space> column_info;  ///< (tiles x windows), packed only
+  Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, Space> offsets;       ///< (groups x offsets_ld)
+  /// The meta of the matrix the plan was built from, held so that its address names that matrix
+  /// (and tensors sharing its arrays) for as long as the plan lives: kernels refuse other matrices.
   Kokkos::View<const std::uint8_t**, Kokkos::LayoutRight, Space> source_meta;
 };
 
@@ -125,8 +134,8 @@ View vnm_upload(const std::string& label, const std::vector<V>& host) {
 }
 }  // namespace detail
 
-// Offline preprocessing of B's meta for a kernel with column tiles of tile_cols columns:
-// plain (whole windows per stage) or packed (column info, stages of the used columns only).
+/// Offline preprocessing of B's meta for a kernel with column tiles of tile_cols columns:
+/// plain (whole windows per stage) or packed (column info, stages of the used columns only).
 template <class T, class Space>
 VnmStages<Space> prepare_vnm_stages(const Tensor<T, VNM, Space>& B, int tile_cols, bool packed) {
   const auto& e = B.extents();

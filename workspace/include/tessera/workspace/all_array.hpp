@@ -1,8 +1,9 @@
 #pragma once
-// AllArray<T, N>: the sorted, duplicate-free entries merged so far, as COO in
-// structure-of-arrays form (one coordinate array per output level + values).
-// merge() folds a SortedRun in; with double buffering the merge writes into a
-// retained second set of arrays and swaps, otherwise into a fresh allocation.
+/// \file
+/// AllArray<T, N>: the sorted, duplicate-free entries merged so far, as COO in
+/// structure-of-arrays form (one coordinate array per output level + values).
+/// merge() folds a SortedRun in; with double buffering the merge writes into a
+/// retained second set of arrays and swaps, otherwise into a fresh allocation.
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -13,9 +14,11 @@
 
 namespace tessera::workspace {
 
+/// The merged entries of an IsmWorkspace (see the file's comment).
 template <class T, int N>
 class AllArray {
  public:
+  /// Arrays report their bytes to `meter`; `double_buffer` keeps the second set of arrays.
   AllArray(ByteMeter* meter, bool double_buffer) : double_buffer_(double_buffer) {
     for (int l = 0; l < N; ++l) {
       crd_[l].set_meter(meter);
@@ -25,17 +28,22 @@ class AllArray {
     spare_vals_.set_meter(meter);
   }
 
+  /// Starts over for outputs of `space`.
   void reset(const KeySpace<N>& space) {
     space_ = space;
     clear();
   }
+  /// Empties the array, keeping its memory.
   void clear() {
     for (auto& c : crd_) c.clear();
     vals_.clear();
   }
+  /// Number of entries.
   std::int64_t size() const { return vals_.size(); }
+  /// No entry.
   bool empty() const { return vals_.empty(); }
 
+  /// Folds `run` in, summing equal keys.
   void merge(const SortedRun<T>& run) {
     if (run.size == 0) return;
     if (!double_buffer_) {
@@ -73,11 +81,13 @@ class AllArray {
     }
   }
 
+  /// Key of entry `n`.
   std::int64_t key_at(std::int64_t n) const {
     std::int64_t k = crd_[0][n];
     for (int l = 1; l < N; ++l) k = k * space_.extent(l) + crd_[l][n];
     return k;
   }
+  /// Value of entry `n`.
   T value_at(std::int64_t n) const { return vals_[n]; }
 
  private:

@@ -1,7 +1,8 @@
 #pragma once
-// DenseWorkspace<T, N>: Gustavson's flag array over every output position, plus the
-// list of touched keys. Draining sorts the touched list, or scans the flags when
-// most positions were touched.
+/// \file
+/// DenseWorkspace<T, N>: Gustavson's flag array over every output position, plus the
+/// list of touched keys. Draining sorts the touched list, or scans the flags when
+/// most positions were touched.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,14 +13,17 @@
 
 namespace tessera::workspace {
 
+/// Workspace of the Dense policy (see the file's comment).
 template <class T, int N>
 class DenseWorkspace {
  public:
+  /// The options are for the sparse policies; a dense workspace ignores them.
   explicit DenseWorkspace(const IsmOptions&) : vals_(&meter_), flags_(&meter_), touched_(&meter_) {}
+  /// Not copyable.
   DenseWorkspace(const DenseWorkspace&) = delete;
   DenseWorkspace& operator=(const DenseWorkspace&) = delete;
 
-  // Flags are all clear between accumulations: drain() clears only touched ones.
+  /// Flags are all clear between accumulations: drain() clears only touched ones.
   void reset(const KeySpace<N>& space, std::int64_t nnz_estimate) {
     const std::int64_t positions = std::max<std::int64_t>(space.size(), 1);
     if (positions > flags_.capacity()) {
@@ -33,6 +37,7 @@ class DenseWorkspace {
     touched_.reserve_exact(std::min(nnz_estimate, positions));
   }
 
+  /// Scatters one product; duplicates are summed.
   void add(std::int64_t key, T v) {
     if (flags_[key]) {
       vals_[key] += v;
@@ -43,6 +48,7 @@ class DenseWorkspace {
     touched_.push_back(key);
   }
 
+  /// emit(key, value) for every accumulated key, ascending; the workspace is then empty.
   template <class Emit>
   void drain(Emit&& emit) {
     const std::int64_t n = touched_.size();
@@ -65,6 +71,7 @@ class DenseWorkspace {
     touched_.clear();
   }
 
+  /// Bytes allocated at peak.
   std::int64_t peak_bytes() const { return meter_.peak(); }
 
  private:

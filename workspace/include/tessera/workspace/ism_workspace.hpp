@@ -1,9 +1,10 @@
 #pragma once
-// IsmWorkspace<Accumulation, T, N>: the insert-sort-merge template. Entries are
-// inserted into an accumulation array; when it is full it is sorted (by index) and
-// merged into the all array; drain() merges the rest and emits the sorted,
-// duplicate-free entries. With pipelining, a helper thread sorts and merges a full
-// accumulation array while insertion continues into a second one.
+/// \file
+/// IsmWorkspace<Accumulation, T, N>: the insert-sort-merge template. Entries are
+/// inserted into an accumulation array; when it is full it is sorted (by index) and
+/// merged into the all array; drain() merges the rest and emits the sorted,
+/// duplicate-free entries. With pipelining, a helper thread sorts and merges a full
+/// accumulation array while insertion continues into a second one.
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
@@ -17,15 +18,19 @@
 
 namespace tessera::workspace {
 
+/// Workspace of the sparse policies: Bucket, Hash and Coord (see the file's comment).
 template <template <class, int> class Accumulation, class T, int N>
 class IsmWorkspace {
   using Acc = Accumulation<T, N>;
 
  public:
+  /// Arrays sized and run as `options` says.
   explicit IsmWorkspace(const IsmOptions& options)
       : options_(options), all_(&meter_, options.double_buffer), first_(&meter_), second_(&meter_) {}
+  /// Not copyable.
   IsmWorkspace(const IsmWorkspace&) = delete;
   IsmWorkspace& operator=(const IsmWorkspace&) = delete;
+  /// Stops the helper thread, if any.
   ~IsmWorkspace() {
     if (!helper_.joinable()) return;
     {
@@ -36,8 +41,8 @@ class IsmWorkspace {
     helper_.join();
   }
 
-  // Starts an accumulation over `space`; nnz_estimate bounds (or estimates) the
-  // distinct entries to come and sizes the accumulation array.
+  /// Starts an accumulation over `space`; nnz_estimate bounds (or estimates) the
+  /// distinct entries to come and sizes the accumulation array.
   void reset(const KeySpace<N>& space, std::int64_t nnz_estimate) {
     const std::int64_t capacity = options_.accumulation_capacity > 0
                                       ? options_.accumulation_capacity
@@ -48,13 +53,14 @@ class IsmWorkspace {
     active_ = &first_;
   }
 
+  /// Scatters one product; duplicates are summed.
   void add(std::int64_t key, T v) {
     if (active_->insert(key, v)) return;
     flush();
     active_->insert(key, v);
   }
 
-  // emit(key, value) for every accumulated key, ascending; the workspace is then empty.
+  /// emit(key, value) for every accumulated key, ascending; the workspace is then empty.
   template <class Emit>
   void drain(Emit&& emit) {
     wait_for_helper();
@@ -68,6 +74,7 @@ class IsmWorkspace {
     active_->clear();
   }
 
+  /// Bytes allocated at peak.
   std::int64_t peak_bytes() const { return meter_.peak(); }
 
  private:
@@ -117,7 +124,7 @@ class IsmWorkspace {
   AllArray<T, N> all_;
   Acc first_, second_;
   Acc* active_ = &first_;
-  // Pipelining: the helper owns *job_ and the all array while job_ is set.
+  /// Pipelining: the helper owns *job_ and the all array while job_ is set.
   std::thread helper_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;

@@ -1,8 +1,11 @@
 #pragma once
-// The two single-array extremes the ISM design is compared against: no accumulation
-// array, no merges.
-//   MapWorkspace       one array kept sorted on every insert (binary search + shift).
-//   SortOnceWorkspace  one array appended to, sorted once when drained.
+/// \file
+/// The two single-array extremes the ISM design is compared against: no accumulation
+/// array, no merges.
+/// \code{.unparsed}
+///   MapWorkspace       one array kept sorted on every insert (binary search + shift).
+///   SortOnceWorkspace  one array appended to, sorted once when drained.
+/// \endcode
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -15,18 +18,23 @@
 
 namespace tessera::workspace {
 
+/// Workspace of the Map policy: one array kept sorted on every insert.
 template <class T, int N>
 class MapWorkspace {
  public:
+  /// The options are for the ISM policies; this workspace ignores them.
   explicit MapWorkspace(const IsmOptions&) : keys_(&meter_), vals_(&meter_) {}
+  /// Not copyable.
   MapWorkspace(const MapWorkspace&) = delete;
   MapWorkspace& operator=(const MapWorkspace&) = delete;
 
+  /// Starts an accumulation (the array is emptied).
   void reset(const KeySpace<N>&, std::int64_t) {
     keys_.clear();
     vals_.clear();
   }
 
+  /// Scatters one product; duplicates are summed.
   void add(std::int64_t key, T v) {
     const std::int64_t n = keys_.size();
     std::int64_t* keys = keys_.data();
@@ -44,6 +52,7 @@ class MapWorkspace {
     vals_[at] = v;
   }
 
+  /// emit(key, value) for every accumulated key, ascending; the workspace is then empty.
   template <class Emit>
   void drain(Emit&& emit) {
     for (std::int64_t n = 0; n < keys_.size(); ++n) emit(keys_[n], vals_[n]);
@@ -51,6 +60,7 @@ class MapWorkspace {
     vals_.clear();
   }
 
+  /// Bytes allocated at peak.
   std::int64_t peak_bytes() const { return meter_.peak(); }
 
  private:
@@ -59,23 +69,29 @@ class MapWorkspace {
   GrowableArray<T> vals_;
 };
 
+/// Workspace of the SortOnce policy: one array appended to, sorted once when drained.
 template <class T, int N>
 class SortOnceWorkspace {
  public:
+  /// The options are for the ISM policies; this workspace ignores them.
   explicit SortOnceWorkspace(const IsmOptions&) : keys_(&meter_), vals_(&meter_), order_(&meter_) {}
+  /// Not copyable.
   SortOnceWorkspace(const SortOnceWorkspace&) = delete;
   SortOnceWorkspace& operator=(const SortOnceWorkspace&) = delete;
 
+  /// Starts an accumulation (the array is emptied).
   void reset(const KeySpace<N>&, std::int64_t) {
     keys_.clear();
     vals_.clear();
   }
 
+  /// Scatters one product; duplicates are summed when drained.
   void add(std::int64_t key, T v) {
     keys_.push_back(key);
     vals_.push_back(v);
   }
 
+  /// emit(key, value) for every accumulated key, ascending; the workspace is then empty.
   template <class Emit>
   void drain(Emit&& emit) {
     const std::int64_t n = keys_.size();
@@ -88,6 +104,7 @@ class SortOnceWorkspace {
     vals_.clear();
   }
 
+  /// Bytes allocated at peak.
   std::int64_t peak_bytes() const { return meter_.peak(); }
 
  private:

@@ -1,17 +1,20 @@
 #pragma once
-// DistTensor<T, Enc, Space>: a sparse matrix whose rows are split across the ranks
-// of an MPI communicator in contiguous blocks (by default balanced by nonzeros).
-// Each rank holds its rows as two local tensors of encoding Enc (CSR-like):
-//   diagonal()      (owned rows x owned columns)    columns local to this rank's column block
-//   off_diagonal()  (boundary rows x ghosts)        only the rows that have ghost entries
-//                                                   (boundary_rows()(r) = their local row),
-//                                                   columns numbered by ghost slot
-// plus the ImportPlan saying which ghost columns come from which rank, and the
-// Halo that exchanges them. The column blocks (cols()) say how the x of y = A x
-// is distributed; the row blocks (rows()) how y is.
-//
-// Every function here is collective over comm(); an error on any rank (bad file,
-// bad coordinate, mismatched shape) throws on every rank (collective_error.hpp).
+/// \file
+/// DistTensor<T, Enc, Space>: a sparse matrix whose rows are split across the ranks
+/// of an MPI communicator in contiguous blocks (by default balanced by nonzeros).
+/// Each rank holds its rows as two local tensors of encoding Enc (CSR-like):
+/// \code{.unparsed}
+///   diagonal()      (owned rows x owned columns)    columns local to this rank's column block
+///   off_diagonal()  (boundary rows x ghosts)        only the rows that have ghost entries
+///                                                   (boundary_rows()(r) = their local row),
+///                                                   columns numbered by ghost slot
+/// \endcode
+/// plus the ImportPlan saying which ghost columns come from which rank, and the
+/// Halo that exchanges them. The column blocks (cols()) say how the x of y = A x
+/// is distributed; the row blocks (rows()) how y is.
+///
+/// Every function here is collective over comm(); an error on any rank (bad file,
+/// bad coordinate, mismatched shape) throws on every rank (collective_error.hpp).
 #include <mpi.h>
 
 #include <algorithm>
@@ -38,32 +41,36 @@
 
 namespace tessera::dist {
 
+/// How DistTensor's builders split the rows and columns across the ranks.
 struct DistOptions {
-  // Row blocks as ranks + 1 offsets; empty: balanced by nonzeros (RowPartition::balanced).
+  /// Row blocks as ranks + 1 offsets; empty: balanced by nonzeros (RowPartition::balanced).
   std::vector<std::int64_t> row_offsets;
-  // Column blocks (the distribution of x in y = A x); empty: the row blocks for a
-  // square matrix, equal blocks (RowPartition::uniform) otherwise.
+  /// Column blocks (the distribution of x in y = A x); empty: the row blocks for a
+  /// square matrix, equal blocks (RowPartition::uniform) otherwise.
   std::vector<std::int64_t> col_offsets;
 };
 
+/// Sparse matrix with its rows split across the ranks of a communicator (see the file's comment).
 template <class T, class Enc = CSR, class Space = Kokkos::DefaultExecutionSpace>
 class DistTensor {
   static_assert(is_csr_like_v<Enc>, "DistTensor holds CSR-like local tensors ({Dense, Compressed}, row order)");
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "DistTensor values are float or double");
 
  public:
-  using value_type = T;
-  using encoding_type = Enc;
-  using execution_space = Space;
-  using local_tensor = Tensor<T, Enc, Space>;
+  using value_type = T;                        ///< Value type of the entries (float or double).
+  using encoding_type = Enc;                   ///< Encoding of the local tensors (CSR-like).
+  using execution_space = Space;               ///< Kokkos execution space of the local tensors.
+  using local_tensor = Tensor<T, Enc, Space>;  ///< Type of diagonal() and off_diagonal().
+  /// Type of boundary_rows(): one local row index per row of off_diagonal().
   using row_view = Kokkos::View<std::int64_t*, Kokkos::Device<Space, typename Space::memory_space>>;
 
+  /// Empty matrix on no communicator.
   DistTensor() = default;
 
-  // Every rank contributes triplets (global 0-based coordinates) for any rows; the
-  // shapes must agree. Entries go to the ranks owning their rows; duplicates are summed.
-  // The nnz-balanced blocks come from per-row counts summed over all ranks, each rank
-  // counting an equal block of rows (balanced_row_partition); row_offsets skips that.
+  /// Every rank contributes triplets (global 0-based coordinates) for any rows; the
+  /// shapes must agree. Entries go to the ranks owning their rows; duplicates are summed.
+  /// The nnz-balanced blocks come from per-row counts summed over all ranks, each rank
+  /// counting an equal block of rows (balanced_row_partition); row_offsets skips that.
   static DistTensor from_coo(MPI_Comm comm, const HostCoo<double>& triplets, const DistOptions& options = {}) {
     agree_on_errors(comm, [&] { check_triplets(triplets); });
     require_same_on_all_ranks(comm, triplets.shape[0], "DistTensor::from_coo: row count");
@@ -83,7 +90,7 @@ class DistTensor {
     return from_owned_rows(comm, row_blocks, col_blocks, redistribute_rows(comm, row_blocks, triplets));
   }
 
-  // The whole matrix given on `root` (ignored elsewhere) is split across the ranks.
+  /// The whole matrix given on `root` (ignored elsewhere) is split across the ranks.
   static DistTensor scatter(MPI_Comm comm, const HostCoo<double>& coo, int root = 0, const DistOptions& options = {}) {
     require_root(comm, root, "DistTensor::scatter");
     const bool is_root = comm_rank(comm) == root;
@@ -98,13 +105,13 @@ class DistTensor {
     return from_coo(comm, none, options);
   }
 
-  // Parallel read: every rank parses a byte range of the file (dist/matrix_market.hpp).
+  /// Parallel read: every rank parses a byte range of the file (dist/matrix_market.hpp).
   static DistTensor read_matrix_market(MPI_Comm comm, const std::string& path, const DistOptions& options = {}) {
     return from_coo(comm, read_matrix_market_part(comm, path), options);
   }
 
-  // Building block of the others: `owned` holds only rows this rank owns under
-  // `rows` (global coordinates, duplicates summed); `cols` blocks the columns.
+  /// Building block of the others: `owned` holds only rows this rank owns under
+  /// `rows` (global coordinates, duplicates summed); `cols` blocks the columns.
   static DistTensor from_owned_rows(MPI_Comm comm, RowPartition rows, RowPartition cols, const HostCoo<double>& owned) {
     DistTensor A;
     A.comm_ = comm;
@@ -172,7 +179,7 @@ class DistTensor {
     return A;
   }
 
-  // This rank's rows with global coordinates (diagonal part first, then off-diagonal).
+  /// This rank's rows with global coordinates (diagonal part first, then off-diagonal).
   HostCoo<double> owned_coo() const {
     const int rank = comm_rank(comm_);
     HostCoo<double> out;
@@ -193,25 +200,33 @@ class DistTensor {
     return out;
   }
 
-  // The whole matrix on `root` (entries in rank order), an empty one of the same shape elsewhere.
+  /// The whole matrix on `root` (entries in rank order), an empty one of the same shape elsewhere.
   HostCoo<double> gather(int root = 0) const { return gather_coo(comm_, owned_coo(), root); }
 
+  /// The communicator the matrix is distributed over.
   MPI_Comm comm() const { return comm_; }
+  /// Global shape (rows, columns).
   const Shape<2>& shape() const { return shape_; }
+  /// Global extent of `mode` (0: rows, 1: columns).
   std::int64_t extent(int mode) const { return shape_.at(mode); }
-  std::int64_t nnz() const { return nnz_; }  // stored entries over all ranks
+  std::int64_t nnz() const { return nnz_; }  ///< stored entries over all ranks
+  /// Row blocks: how the rows (and the y of y = A x) are split across the ranks.
   const RowPartition& rows() const { return rows_; }
+  /// Column blocks: how the x of y = A x is split across the ranks.
   const RowPartition& cols() const { return cols_; }
+  /// This rank's rows restricted to its own column block, columns local to that block.
   const local_tensor& diagonal() const { return diag_; }
+  /// This rank's rows that have ghost entries, columns numbered by ghost slot.
   const local_tensor& off_diagonal() const { return offd_; }
-  // Local row of each row of off_diagonal(), ascending.
+  /// Local row of each row of off_diagonal(), ascending.
   const row_view& boundary_rows() const { return boundary_rows_; }
+  /// Which ghost columns come from which rank, and which entries go where.
   const ImportPlan& import_plan() const { return *plan_; }
-  // The ghost exchange; kernels start and finish it (shared by copies of this tensor).
+  /// The ghost exchange; kernels start and finish it (shared by copies of this tensor).
   Halo<T, Space>& halo() const { return *halo_; }
-  // diagonal() as a sliced ELLPACK copy (host spaces): the layout of dist::spmv's local
-  // product there. Built on the first call and kept, shared by copies of this tensor:
-  // it costs about as much memory again as the diagonal block's indices and values.
+  /// diagonal() as a sliced ELLPACK copy (host spaces): the layout of dist::spmv's local
+  /// product there. Built on the first call and kept, shared by copies of this tensor:
+  /// it costs about as much memory again as the diagonal block's indices and values.
   const SlicedEll<T>& diagonal_sliced_ell() const {
     if (!diag_sliced_->built) {
       diag_sliced_->ell = make_sliced_ell(diag_);

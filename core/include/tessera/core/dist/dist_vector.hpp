@@ -1,9 +1,10 @@
 #pragma once
-// Dense row-distributed vectors and multivectors: rank r holds rows
-// [rows.begin(r), rows.end(r)) of a global (n) vector or (n x k) multivector in a
-// Kokkos View of Space's memory. They are the x and y of the distributed kernels:
-// x follows the column blocks of the matrix (A.cols()), y its row blocks (A.rows()).
-// scatter/gather move whole vectors between one rank (row-major doubles) and all.
+/// \file
+/// Dense row-distributed vectors and multivectors: rank r holds rows
+/// [rows.begin(r), rows.end(r)) of a global (n) vector or (n x k) multivector in a
+/// Kokkos View of Space's memory. They are the x and y of the distributed kernels:
+/// x follows the column blocks of the matrix (A.cols()), y its row blocks (A.rows()).
+/// scatter/gather move whole vectors between one rank (row-major doubles) and all.
 #include <mpi.h>
 
 #include <cstdint>
@@ -91,20 +92,23 @@ inline std::vector<double> gather_rows(MPI_Comm comm, const RowPartition& rows, 
 
 }  // namespace detail
 
+/// Dense (n x k) multivector with its rows split across the ranks (see the file's comment).
 template <class T, class Space = Kokkos::DefaultExecutionSpace>
 class DistMultiVector {
  public:
+  /// Kokkos device (execution and memory space) of the local block.
   using device_type = Kokkos::Device<Space, typename Space::memory_space>;
-  using view_type = Kokkos::View<T**, Kokkos::LayoutRight, device_type>;  // (local rows, k)
+  using view_type = Kokkos::View<T**, Kokkos::LayoutRight, device_type>;  ///< (local rows, k)
 
+  /// Empty multivector on no communicator.
   DistMultiVector() = default;
-  // Zero-filled (rows.size() x k), this rank's block allocated.
+  /// Zero-filled (rows.size() x k), this rank's block allocated.
   DistMultiVector(MPI_Comm comm, RowPartition rows, std::int64_t k)
       : comm_(comm),
         rows_(detail::checked_blocks(comm, std::move(rows), "DistMultiVector")),
         local_("tessera::DistMultiVector", rows_.count(comm_rank(comm)), detail::checked_columns(comm, k)) {}
 
-  // Collective: `global` (row-major rows.size() x k) given on `root` is split by `rows`.
+  /// Collective: `global` (row-major rows.size() x k) given on `root` is split by `rows`.
   static DistMultiVector scatter(MPI_Comm comm, RowPartition rows, std::int64_t k, const std::vector<double>& global,
                                  int root = 0) {
     const std::vector<double> mine = detail::scatter_rows(comm, rows, k, global, root);
@@ -115,42 +119,49 @@ class DistMultiVector {
     return v;
   }
 
-  // Collective: the whole multivector (row-major) on `root`, empty elsewhere.
+  /// Collective: the whole multivector (row-major) on `root`, empty elsewhere.
   std::vector<double> gather(int root = 0) const {
     auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local_);
     std::vector<double> mine(host.data(), host.data() + host.size());
     return detail::gather_rows(comm_, rows_, columns(), mine, root);
   }
 
+  /// The communicator the multivector is distributed over.
   MPI_Comm comm() const { return comm_; }
+  /// How the rows are split across the ranks.
   const RowPartition& rows() const { return rows_; }
+  /// Number of columns (k).
   std::int64_t columns() const { return static_cast<std::int64_t>(local_.extent(1)); }
+  /// This rank's rows.
   const view_type& local() const { return local_; }
-  // This multivector or a copy of it: the same answer on every rank, also on ranks that own
-  // no rows, where the local Views are empty and cannot tell (the kernels' alias check).
+  /// This multivector or a copy of it: the same answer on every rank, also on ranks that own
+  /// no rows, where the local Views are empty and cannot tell (the kernels' alias check).
   bool shares_storage_with(const DistMultiVector& other) const { return storage_ == other.storage_; }
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
   RowPartition rows_;
   view_type local_;
-  std::shared_ptr<const char> storage_ = std::make_shared<char>();  // identity, shared by copies
+  std::shared_ptr<const char> storage_ = std::make_shared<char>();  ///< identity, shared by copies
 };
 
+/// Dense (n) vector with its rows split across the ranks (see the file's comment).
 template <class T, class Space = Kokkos::DefaultExecutionSpace>
 class DistVector {
  public:
+  /// Kokkos device (execution and memory space) of the local block.
   using device_type = Kokkos::Device<Space, typename Space::memory_space>;
-  using view_type = Kokkos::View<T*, device_type>;  // (local rows), contiguous
+  using view_type = Kokkos::View<T*, device_type>;  ///< (local rows), contiguous
 
+  /// Empty vector on no communicator.
   DistVector() = default;
-  // Zero-filled, this rank's block allocated.
+  /// Zero-filled, this rank's block allocated.
   DistVector(MPI_Comm comm, RowPartition rows)
       : comm_(comm),
         rows_(detail::checked_blocks(comm, std::move(rows), "DistVector")),
         local_("tessera::DistVector", rows_.count(comm_rank(comm))) {}
 
-  // Collective: `global` (rows.size() values) given on `root` is split by `rows`.
+  /// Collective: `global` (rows.size() values) given on `root` is split by `rows`.
   static DistVector scatter(MPI_Comm comm, RowPartition rows, const std::vector<double>& global, int root = 0) {
     const std::vector<double> mine = detail::scatter_rows(comm, rows, 1, global, root);
     DistVector v(comm, std::move(rows));
@@ -160,24 +171,27 @@ class DistVector {
     return v;
   }
 
-  // Collective: the whole vector on `root`, empty elsewhere.
+  /// Collective: the whole vector on `root`, empty elsewhere.
   std::vector<double> gather(int root = 0) const {
     auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local_);
     std::vector<double> mine(host.data(), host.data() + host.size());
     return detail::gather_rows(comm_, rows_, 1, mine, root);
   }
 
+  /// The communicator the vector is distributed over.
   MPI_Comm comm() const { return comm_; }
+  /// How the rows are split across the ranks.
   const RowPartition& rows() const { return rows_; }
+  /// This rank's rows.
   const view_type& local() const { return local_; }
-  // This vector or a copy of it (DistMultiVector::shares_storage_with says why).
+  /// This vector or a copy of it (DistMultiVector::shares_storage_with says why).
   bool shares_storage_with(const DistVector& other) const { return storage_ == other.storage_; }
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
   RowPartition rows_;
   view_type local_;
-  std::shared_ptr<const char> storage_ = std::make_shared<char>();  // identity, shared by copies
+  std::shared_ptr<const char> storage_ = std::make_shared<char>();  ///< identity, shared by copies
 };
 
 }  // namespace tessera::dist

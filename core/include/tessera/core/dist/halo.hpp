@@ -1,14 +1,17 @@
 #pragma once
-// Halo<T, Space>: the ghost-row exchange of a row-distributed (multi)vector,
-// following an ImportPlan, with non-blocking MPI so that callers overlap it with
-// local work:
-//
-//   halo.start(space, owned);   // pack the rows others need, post MPI_Irecv/MPI_Isend
-//   halo.overlap([&] { ...interior work... });
-//   auto ghosts = halo.finish(space);   // MPI_Waitall; (ghosts x k) rows in Space's memory
-//
-// Device memory goes through host staging buffers unless the MPI library is
-// CUDA-aware (cuda_aware.hpp), in which case device buffers are handed to MPI.
+/// \file
+/// Halo<T, Space>: the ghost-row exchange of a row-distributed (multi)vector,
+/// following an ImportPlan, with non-blocking MPI so that callers overlap it with
+/// local work:
+///
+/// \code
+///   halo.start(space, owned);   // pack the rows others need, post MPI_Irecv/MPI_Isend
+///   halo.overlap([&] { ...interior work... });
+///   auto ghosts = halo.finish(space);   // MPI_Waitall; (ghosts x k) rows in Space's memory
+/// \endcode
+///
+/// Device memory goes through host staging buffers unless the MPI library is
+/// CUDA-aware (cuda_aware.hpp), in which case device buffers are handed to MPI.
 #include <mpi.h>
 
 #include <cstdint>
@@ -24,13 +27,17 @@
 
 namespace tessera::dist {
 
+/// Ghost exchange of a distributed matrix: sends owned rows of x, receives ghost rows (see the file's comment).
 template <class T, class Space>
 class Halo {
  public:
+  /// Kokkos device (execution and memory space) of the buffers.
   using device_type = Kokkos::Device<Space, typename Space::memory_space>;
-  using block_view = Kokkos::View<T**, Kokkos::LayoutRight, device_type>;
+  using block_view = Kokkos::View<T**, Kokkos::LayoutRight, device_type>;  ///< Rows of a block of k columns.
+  /// Read-only rows of a block of k columns.
   using const_block_view = Kokkos::View<const T**, Kokkos::LayoutRight, device_type>;
 
+  /// Exchange plan `plan` over `comm`; allocates the send indices in Space's memory.
   Halo(MPI_Comm comm, std::shared_ptr<const ImportPlan> plan)
       : comm_(comm),
         plan_(std::move(plan)),
@@ -42,11 +49,12 @@ class Halo {
     Kokkos::deep_copy(send_indices_, host);
   }
 
-  // True when this rank neither sends nor receives anything.
+  /// True when this rank neither sends nor receives anything.
   bool idle() const { return plan_->ghosts() == 0 && plan_->sends() == 0; }
+  /// True when device memory goes through host staging buffers (MPI not CUDA-aware).
   bool staged() const { return staged_; }
 
-  // owned: (local rows x k). Packs, then posts every receive and send and returns.
+  /// owned: (local rows x k). Packs, then posts every receive and send and returns.
   void start(const Space& space, const const_block_view& owned) {
     if (!requests_.empty())
       throw Error("Halo::start: the previous exchange is still in flight (start() without finish())");
@@ -79,9 +87,9 @@ class Halo {
     }
   }
 
-  // Runs `interior`, the work that overlaps the exchange started last. Where it throws,
-  // the posted messages are waited for before the exception leaves: MPI would otherwise
-  // still own the buffers and the requests, and the next start() could not begin.
+  /// Runs `interior`, the work that overlaps the exchange started last. Where it throws,
+  /// the posted messages are waited for before the exception leaves: MPI would otherwise
+  /// still own the buffers and the requests, and the next start() could not begin.
   template <class Work>
   void overlap(Work&& interior) {
     try {
@@ -92,17 +100,17 @@ class Halo {
     }
   }
 
-  // Completes the exchange started last; returns (ghosts x k) in Space's memory, valid
-  // until the next start().
+  /// Completes the exchange started last; returns (ghosts x k) in Space's memory, valid
+  /// until the next start().
   block_view finish(const Space& space) {
     wait();
     if (staged_) Kokkos::deep_copy(space, ghosts_, ghosts_host_);
     return ghosts_;
   }
 
-  // (rows x k) scratch, k of the last start(), kept between calls: the callers' product
-  // of the boundary rows lands here before it is added to the owned rows. (Allocated
-  // per call, its pages were faulted in again on every call.)
+  /// (rows x k) scratch, k of the last start(), kept between calls: the callers' product
+  /// of the boundary rows lands here before it is added to the owned rows. (Allocated
+  /// per call, its pages were faulted in again on every call.)
   block_view scratch(std::int64_t rows) {
     const std::int64_t size = rows * columns_;
     if (size > static_cast<std::int64_t>(scratch_storage_.extent(0)))
@@ -119,9 +127,9 @@ class Halo {
     requests_.clear();
   }
 
-  // Buffers for k columns, kept between calls. Their storage keeps the largest k seen,
-  // so that calls alternating between vectors (k = 1) and multivectors reshape it
-  // instead of reallocating it on every switch.
+  /// Buffers for k columns, kept between calls. Their storage keeps the largest k seen,
+  /// so that calls alternating between vectors (k = 1) and multivectors reshape it
+  /// instead of reallocating it on every switch.
   void reserve(std::int64_t k) {
     if (k == columns_) return;
     const std::int64_t sends = plan_->sends(), ghosts = plan_->ghosts();
@@ -147,12 +155,12 @@ class Halo {
   MPI_Comm comm_;
   std::shared_ptr<const ImportPlan> plan_;
   bool staged_;
-  std::int64_t columns_ = -1;  // k of the current views
-  std::int64_t capacity_ = 0;  // largest k the storage holds
+  std::int64_t columns_ = -1;  ///< k of the current views
+  std::int64_t capacity_ = 0;  ///< largest k the storage holds
   Kokkos::View<std::int64_t*, device_type> send_indices_;
   Kokkos::View<T*, device_type> send_storage_, ghost_storage_, scratch_storage_;
   typename Kokkos::View<T*, device_type>::HostMirror send_host_storage_, ghost_host_storage_;
-  block_view send_, ghosts_;  // (sends x k), (ghosts x k) views of the storage
+  block_view send_, ghosts_;  ///< (sends x k), (ghosts x k) views of the storage
   typename block_view::HostMirror send_host_, ghosts_host_;
   std::vector<MPI_Request> requests_;
 };

@@ -1,6 +1,7 @@
 #pragma once
-// MPI datatypes of the value and index types Tessera sends, and the int counts
-// MPI's classic interface takes.
+/// \file
+/// MPI datatypes of the value and index types Tessera sends, and the int counts
+/// MPI's classic interface takes.
 #include <mpi.h>
 
 #include <climits>
@@ -13,6 +14,7 @@
 
 namespace tessera::dist {
 
+/// MPI datatype of T (float, double, int32, int64 or char).
 template <class T>
 MPI_Datatype mpi_datatype() {
   if constexpr (std::is_same_v<T, double>) {
@@ -30,29 +32,30 @@ MPI_Datatype mpi_datatype() {
   }
 }
 
-// MPI counts and displacements are int: larger messages are refused, not truncated.
+/// MPI counts and displacements are int: larger messages are refused, not truncated.
 inline int mpi_count(std::int64_t n, const char* what) {
   if (n < 0 || n > INT_MAX)
     throw OverflowError(std::string(what) + ": " + std::to_string(n) + " elements do not fit an MPI count (int)");
   return static_cast<int>(n);
 }
 
-// Rank of this process and size of `comm`.
+/// Rank of this process and size of `comm`.
 inline int comm_rank(MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   return rank;
 }
+/// Number of ranks in `comm`.
 inline int comm_size(MPI_Comm comm) {
   int size = 0;
   MPI_Comm_size(comm, &size);
   return size;
 }
 
-// Collective: `root` must be a rank of `comm`, MPI ends the whole job (MPI_ERR_ROOT) on any
-// other, and the same on every rank: ranks that took different roots each sent their data as
-// the root's (a scatter summed the matrix twice) or waited in different collectives.
-// Checked before the collective call, so all ranks throw together.
+/// Collective: `root` must be a rank of `comm`, MPI ends the whole job (MPI_ERR_ROOT) on any
+/// other, and the same on every rank: ranks that took different roots each sent their data as
+/// the root's (a scatter summed the matrix twice) or waited in different collectives.
+/// Checked before the collective call, so all ranks throw together.
 inline void require_root(MPI_Comm comm, int root, const char* what) {
   agree_on_errors(comm, [&] {
     const int size = comm_size(comm);

@@ -1,7 +1,8 @@
 #pragma once
-// RowPartition: contiguous blocks of rows (or vector entries) over the ranks of a
-// communicator; rank r owns [offsets[r], offsets[r+1]). Every rank holds the same
-// partition, so decisions taken from it agree on all ranks without communication.
+/// \file
+/// RowPartition: contiguous blocks of rows (or vector entries) over the ranks of a
+/// communicator; rank r owns [offsets[r], offsets[r+1]). Every rank holds the same
+/// partition, so decisions taken from it agree on all ranks without communication.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -11,11 +12,13 @@
 
 namespace tessera::dist {
 
+/// Contiguous blocks of rows, one per part (rank): part r owns rows [begin(r), end(r)).
 class RowPartition {
  public:
+  /// No parts, no rows.
   RowPartition() : offsets_{0} {}
 
-  // offsets: parts + 1 non-decreasing values starting at 0. Throws ShapeError otherwise.
+  /// offsets: parts + 1 non-decreasing values starting at 0. Throws ShapeError otherwise.
   explicit RowPartition(std::vector<std::int64_t> offsets) : offsets_(std::move(offsets)) {
     if (offsets_.empty() || offsets_.front() != 0)
       throw ShapeError("RowPartition: offsets must start at 0 (got " +
@@ -26,7 +29,7 @@ class RowPartition {
                          std::to_string(offsets_[r - 1]) + " > " + std::to_string(offsets_[r]) + ")");
   }
 
-  // Equal counts (the first `rows % parts` parts get one more).
+  /// Equal counts (the first `rows % parts` parts get one more).
   static RowPartition uniform(std::int64_t rows, int parts) {
     check_counts("uniform", rows, parts);
     std::vector<std::int64_t> offsets(parts + 1);
@@ -34,9 +37,9 @@ class RowPartition {
     return RowPartition(std::move(offsets));
   }
 
-  // Contiguous blocks of about equal weight; row i weighs row_nnz[i] + 1 (its
-  // entries plus the per-row cost, so matrices with few or no entries still split
-  // by rows). Parts may be empty when there are fewer rows than parts.
+  /// Contiguous blocks of about equal weight; row i weighs row_nnz[i] + 1 (its
+  /// entries plus the per-row cost, so matrices with few or no entries still split
+  /// by rows). Parts may be empty when there are fewer rows than parts.
   static RowPartition balanced(const std::vector<std::int64_t>& row_nnz, int parts) {
     const std::int64_t rows = static_cast<std::int64_t>(row_nnz.size());
     check_counts("balanced", rows, parts);
@@ -56,24 +59,32 @@ class RowPartition {
     return RowPartition(std::move(offsets));
   }
 
+  /// Number of parts.
   int parts() const { return static_cast<int>(offsets_.size()) - 1; }
+  /// Total number of rows.
   std::int64_t size() const { return offsets_.back(); }
+  /// First row of `part`.
   std::int64_t begin(int part) const { return offsets_[part]; }
+  /// One past the last row of `part`.
   std::int64_t end(int part) const { return offsets_[part + 1]; }
+  /// Number of rows of `part`.
   std::int64_t count(int part) const { return offsets_[part + 1] - offsets_[part]; }
+  /// The parts() + 1 offsets.
   const std::vector<std::int64_t>& offsets() const { return offsets_; }
 
-  // Part owning `row` (0 <= row < size()); empty parts own nothing.
+  /// Part owning `row` (0 <= row < size()); empty parts own nothing.
   int owner(std::int64_t row) const {
     return static_cast<int>(std::upper_bound(offsets_.begin(), offsets_.end(), row) - offsets_.begin()) - 1;
   }
 
+  /// Same offsets.
   bool operator==(const RowPartition& o) const { return offsets_ == o.offsets_; }
+  /// Different offsets.
   bool operator!=(const RowPartition& o) const { return !(*this == o); }
 
  private:
-  // A partition has at least one part and no negative row count (0 parts divided by zero in
-  // uniform and dropped every row in balanced).
+  /// A partition has at least one part and no negative row count (0 parts divided by zero in
+  /// uniform and dropped every row in balanced).
   static void check_counts(const char* rule, std::int64_t rows, int parts) {
     if (parts < 1 || rows < 0)
       throw ShapeError("RowPartition::" + std::string(rule) + ": " + std::to_string(rows) + " rows into " +

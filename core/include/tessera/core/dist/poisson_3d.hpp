@@ -1,8 +1,9 @@
 #pragma once
-// The 3-D Poisson matrix (7-point Laplacian on an n x n x n grid: 6 on the diagonal, -1
-// to each grid neighbour), built in parallel: each rank generates the rows of its equal
-// block, then DistTensor::from_coo moves them to the row blocks balanced by nonzeros.
-// A standard SPD test and benchmark matrix (n^3 rows, about 7 n^3 nonzeros).
+/// \file
+/// The 3-D Poisson matrix (7-point Laplacian on an n x n x n grid: 6 on the diagonal, -1
+/// to each grid neighbour), built in parallel: each rank generates the rows of its equal
+/// block, then DistTensor::from_coo moves them to the row blocks balanced by nonzeros.
+/// A standard SPD test and benchmark matrix (n^3 rows, about 7 n^3 nonzeros).
 #include <mpi.h>
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 
 namespace tessera::dist {
 
+/// Collective: the n^3-row Poisson matrix as a Matrix (e.g. a DistTensor).
 template <class Matrix>
 Matrix poisson_3d(MPI_Comm comm, std::int64_t n) {
   if (n < 0) throw ShapeError("poisson_3d: grid size " + std::to_string(n));

@@ -1,8 +1,9 @@
 #pragma once
-// tessera::bf16_t: a 16-bit bfloat16 storage type for NV24 tensors. Kokkos 3.4.1 has
-// Kokkos::Experimental::half_t (fp16) but no bf16, so this is the bf16 value type of
-// Nv24Tensor: the bits of __nv_bfloat16, converted with round-to-nearest-even, usable on
-// the host and in device code. Arithmetic is done by converting to float.
+/// \file
+/// tessera::bf16_t: a 16-bit bfloat16 storage type for NV24 tensors. Kokkos 3.4.1 has
+/// Kokkos::Experimental::half_t (fp16) but no bf16, so this is the bf16 value type of
+/// Nv24Tensor: the bits of __nv_bfloat16, converted with round-to-nearest-even, usable on
+/// the host and in device code. Arithmetic is done by converting to float.
 #include <cstdint>
 #include <cstring>
 
@@ -10,19 +11,26 @@
 
 namespace tessera {
 
+/// bfloat16 storage type: the bits of __nv_bfloat16, converted with round-to-nearest-even.
 struct bf16_t {
-  std::uint16_t bits = 0;
+  std::uint16_t bits = 0;  ///< sign, 8 exponent bits, 7 mantissa bits
 
+  /// Zero.
   bf16_t() = default;
+  /// `x` rounded to the nearest bf16 (ties to even).
   KOKKOS_INLINE_FUNCTION explicit bf16_t(float x) : bits(round(x)) {}
+  /// `x` rounded to float, then to the nearest bf16 (ties to even).
   KOKKOS_INLINE_FUNCTION explicit bf16_t(double x) : bits(round(static_cast<float>(x))) {}
+  /// The exact float value.
   KOKKOS_INLINE_FUNCTION explicit operator float() const {
     const std::uint32_t u = static_cast<std::uint32_t>(bits) << 16;
     float f;
     memcpy(&f, &u, 4);
     return f;
   }
+  /// The exact value, as double.
   KOKKOS_INLINE_FUNCTION explicit operator double() const { return static_cast<float>(*this); }
+  /// Same bits.
   KOKKOS_INLINE_FUNCTION friend bool operator==(bf16_t a, bf16_t b) { return a.bits == b.bits; }
 
  private:

@@ -1,7 +1,8 @@
 #pragma once
-// NV24 encoding and decoding on host arrays (Kokkos-free): the single implementation
-// behind tessera::prune_nv24 / nv24_from_dense / to_dense (formats/nv24.hpp) and the
-// stand-alone CUDA programs in perf_tests/nv24. Layout: nv24/layout.hpp.
+/// \file
+/// NV24 encoding and decoding on host arrays (Kokkos-free): the single implementation
+/// behind tessera::prune_nv24 / nv24_from_dense / to_dense (formats/nv24.hpp) and the
+/// stand-alone CUDA programs in perf_tests/nv24. Layout: nv24/layout.hpp.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -14,11 +15,11 @@
 
 namespace tessera::nv24 {
 
-// Encodes the k x n weight B (read through get(kk, j) -> double) into vals
-// (n x k_padded/2, row-major, element type T built by to_t(double)) and meta
-// (meta_words(n, k_padded) words). prune: keep the two entries of largest magnitude of each
-// group (the earlier one on ties). Otherwise every group must have at most two nonzeros,
-// else FormatError names the first offending group (column of B, group, its k range).
+/// Encodes the k x n weight B (read through get(kk, j) -> double) into vals
+/// (n x k_padded/2, row-major, element type T built by to_t(double)) and meta
+/// (meta_words(n, k_padded) words). prune: keep the two entries of largest magnitude of each
+/// group (the earlier one on ties). Otherwise every group must have at most two nonzeros,
+/// else FormatError names the first offending group (column of B, group, its k range).
 template <class T, class Get, class ToT>
 void encode(std::int64_t k, std::int64_t n, Get&& get, ToT&& to_t, bool prune, T* vals, std::uint32_t* meta) {
   const std::int64_t kp = padded_k(k), groups = kp / kGroup, half = kp / 2;
@@ -68,8 +69,8 @@ void encode(std::int64_t k, std::int64_t n, Get&& get, ToT&& to_t, bool prune, T
   // rows past n in the last row tile: zero values are not stored, their nibbles stay 0x4
 }
 
-// Decodes into put(kk, j, double) for every kk < k, j < n (zeros included). Throws
-// FormatError if a nibble breaks the layout (i0 >= i1), naming the row and group.
+/// Decodes into put(kk, j, double) for every kk < k, j < n (zeros included). Throws
+/// FormatError if a nibble breaks the layout (i0 >= i1), naming the row and group.
 template <class T, class FromT, class Put>
 void decode(std::int64_t k, std::int64_t n, const T* vals, const std::uint32_t* meta, FromT&& from_t, Put&& put) {
   const std::int64_t kp = padded_k(k), groups = kp / kGroup, half = kp / 2;
@@ -94,9 +95,9 @@ void decode(std::int64_t k, std::int64_t n, const T* vals, const std::uint32_t* 
     }
 }
 
-// The columns past n in the last row tile hold no values, but the tensor cores read their
-// nibbles with the others: those must follow the layout too (i0 < i1). Throws FormatError
-// naming the column and group.
+/// The columns past n in the last row tile hold no values, but the tensor cores read their
+/// nibbles with the others: those must follow the layout too (i0 < i1). Throws FormatError
+/// naming the column and group.
 inline void check_padding_nibbles(std::int64_t k, std::int64_t n, const std::uint32_t* meta) {
   const std::int64_t kp = padded_k(k), groups = kp / kGroup;
   for (std::int64_t j = n; j < row_tiles(n) * kRowTile; ++j)

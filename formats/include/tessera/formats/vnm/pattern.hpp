@@ -1,16 +1,19 @@
 #pragma once
-// Vector-wise N:M (VNM) structured sparsity of a k x n matrix B, on plain host arrays.
-// This header needs no Kokkos: the Kokkos-facing API (formats/vnm.hpp) and the
-// stand-alone CUDA harnesses (perf_tests/vnm) share these routines.
-//
-// Layout (fixed): rows of B are cut into windows of M consecutive rows (k padded with zero
-// rows to a multiple of M), columns into groups of L consecutive columns (n padded with zero
-// columns to a multiple of L). A "vector" is the L values of one row inside one column group.
-// In every (window, column group) exactly N of the M vectors are stored:
-//   vals (w x n_pad, row-major, w = k_pad * N / M): row r is slot r % N of window r / N;
-//   meta (w x n_pad / L, uint8): position 0..M-1 of that vector inside its window, strictly
-//                                ascending over the N slots of a window and column group;
-//   B[(r / N) * M + meta[r][j / L]][j] = vals[r][j].
+/// \file
+/// Vector-wise N:M (VNM) structured sparsity of a k x n matrix B, on plain host arrays.
+/// This header needs no Kokkos: the Kokkos-facing API (formats/vnm.hpp) and the
+/// stand-alone CUDA harnesses (perf_tests/vnm) share these routines.
+///
+/// Layout (fixed): rows of B are cut into windows of M consecutive rows (k padded with zero
+/// rows to a multiple of M), columns into groups of L consecutive columns (n padded with zero
+/// columns to a multiple of L). A "vector" is the L values of one row inside one column group.
+/// In every (window, column group) exactly N of the M vectors are stored:
+/// \code{.unparsed}
+///   vals (w x n_pad, row-major, w = k_pad * N / M): row r is slot r % N of window r / N;
+///   meta (w x n_pad / L, uint8): position 0..M-1 of that vector inside its window, strictly
+///                                ascending over the N slots of a window and column group;
+///   B[(r / N) * M + meta[r][j / L]][j] = vals[r][j].
+/// \endcode
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -25,17 +28,24 @@
 
 namespace tessera {
 
-// Keep n of every m vectors of length l.
+/// Keep n of every m vectors of length l.
 struct VnmPattern {
-  int n = 0, m = 0, l = 0;
+  /// \var m
+  /// Window length: vectors per window.
+
+  /// Vectors kept per window.
+  int n = 0, m = 0, l = 0;  ///< vector length
+  /// Fraction of the vectors kept: n / m.
   double density() const { return static_cast<double>(n) / m; }
 };
 
+/// Largest window length M.
 inline constexpr int kVnmMaxWindow = 32;
 
+/// True when L is one of 4, 8, 16, 32, 64.
 inline bool vnm_vector_length_supported(int l) { return l == 4 || l == 8 || l == 16 || l == 32 || l == 64; }
 
-// Throws FormatError unless 0 < N < M <= 32 and L is one of 4, 8, 16, 32, 64.
+/// Throws FormatError unless 0 < N < M <= 32 and L is one of 4, 8, 16, 32, 64.
 inline void check_vnm_pattern(const VnmPattern& p) {
   if (!(p.n > 0 && p.n < p.m && p.m <= kVnmMaxWindow))
     throw FormatError("VNM pattern " + std::to_string(p.n) + ":" + std::to_string(p.m) + " needs 0 < N < M <= " +
@@ -44,16 +54,18 @@ inline void check_vnm_pattern(const VnmPattern& p) {
     throw FormatError("VNM vector length L = " + std::to_string(p.l) + " is not one of 4, 8, 16, 32, 64");
 }
 
-// Sizes of the stored arrays of a k x n matrix.
+/// Sizes of the stored arrays of a k x n matrix.
 struct VnmExtents {
-  std::int64_t rows = 0, cols = 0;          // original k, n
-  std::int64_t padded_rows = 0;             // k_pad: multiple of M
-  std::int64_t padded_cols = 0;             // n_pad: multiple of L
-  std::int64_t windows = 0;                 // k_pad / M
-  std::int64_t groups = 0;                  // n_pad / L
-  std::int64_t stored_rows = 0;             // w = windows * N
+  /// original k
+  std::int64_t rows = 0, cols = 0;          ///< original k, n
+  std::int64_t padded_rows = 0;             ///< k_pad: multiple of M
+  std::int64_t padded_cols = 0;             ///< n_pad: multiple of L
+  std::int64_t windows = 0;                 ///< k_pad / M
+  std::int64_t groups = 0;                  ///< n_pad / L
+  std::int64_t stored_rows = 0;             ///< w = windows * N
 };
 
+/// Sizes of the stored arrays of a rows x cols matrix; FormatError or ShapeError when invalid.
 inline VnmExtents vnm_extents(std::int64_t rows, std::int64_t cols, const VnmPattern& p) {
   check_vnm_pattern(p);
   if (rows < 0 || cols < 0)
@@ -170,10 +182,10 @@ void fill_vnm_window(const T* dense, std::int64_t ld, const VnmExtents& e, const
 
 }  // namespace detail
 
-// Prunes a dense row-major k x n matrix (leading dimension ld) to VNM: in every window and
-// column group the N vectors of largest L2 norm are kept (ties: the lower position; a norm
-// of NaN counts as the largest, so a NaN weight is kept).
-// vals must hold e.stored_rows * e.padded_cols values, meta e.stored_rows * e.groups.
+/// Prunes a dense row-major k x n matrix (leading dimension ld) to VNM: in every window and
+/// column group the N vectors of largest L2 norm are kept (ties: the lower position; a norm
+/// of NaN counts as the largest, so a NaN weight is kept).
+/// vals must hold e.stored_rows * e.padded_cols values, meta e.stored_rows * e.groups.
 template <class T>
 void prune_vnm_host(const T* dense, std::int64_t ld, const VnmExtents& e, const VnmPattern& p, T* vals,
                     std::uint8_t* meta) {
@@ -192,9 +204,9 @@ void prune_vnm_host(const T* dense, std::int64_t ld, const VnmExtents& e, const 
       });
 }
 
-// Encodes a dense matrix that already follows the pattern (at most N nonzero vectors in
-// every window and column group; zero vectors fill the remaining slots, lowest positions
-// first). Throws FormatError naming the first offending window and column group.
+/// Encodes a dense matrix that already follows the pattern (at most N nonzero vectors in
+/// every window and column group; zero vectors fill the remaining slots, lowest positions
+/// first). Throws FormatError naming the first offending window and column group.
 template <class T>
 void encode_vnm_host(const T* dense, std::int64_t ld, const VnmExtents& e, const VnmPattern& p, T* vals,
                      std::uint8_t* meta) {
@@ -217,8 +229,8 @@ void encode_vnm_host(const T* dense, std::int64_t ld, const VnmExtents& e, const
       });
 }
 
-// Checks stored meta: every position below M, strictly ascending over the N slots of a
-// window and column group. Throws FormatError naming the first offending window and group.
+/// Checks stored meta: every position below M, strictly ascending over the N slots of a
+/// window and column group. Throws FormatError naming the first offending window and group.
 inline void check_vnm_meta(const std::uint8_t* meta, const VnmExtents& e, const VnmPattern& p) {
   for (std::int64_t w = 0; w < e.windows; ++w)
     for (std::int64_t g = 0; g < e.groups; ++g)
@@ -234,7 +246,7 @@ inline void check_vnm_meta(const std::uint8_t* meta, const VnmExtents& e, const 
       }
 }
 
-// Scatters VNM arrays back into a dense row-major k x n matrix (every element written).
+/// Scatters VNM arrays back into a dense row-major k x n matrix (every element written).
 template <class T>
 void decode_vnm_host(const T* vals, const std::uint8_t* meta, const VnmExtents& e, const VnmPattern& p, T* dense,
                      std::int64_t ld) {

@@ -1,22 +1,23 @@
 #pragma once
-// Offline preprocessing of VNM meta for tiled kernels (no Kokkos; see vnm/pattern.hpp).
-//
-// A tiled kernel computes C in column tiles of tile_cols columns (a multiple of L) and walks k
-// in stages. A stage is a run of consecutive windows: the kernel copies the stage's stored rows
-// of B (at most kVnmStageSlots) and the columns of A they multiply (at most kVnmStageColumns)
-// into shared memory, A transposed so that one column is contiguous.
-//  * plain layout: every stage holds vnm_plain_stage_windows whole windows (the stage limits
-//    below) and all their M columns of A; the same stages serve every column tile;
-//  * packed layout (high sparsity): the column info of a tile, (tiles x windows) uint32 with
-//    bit d set iff some group of the tile keeps position d of the window, says which A columns
-//    the tile needs at all; the tile's stages then hold only those columns (the column list),
-//    and as many windows as fit the stage limits, so sparse
-//    tiles get long stages and copy a fraction of A (on-line packing by column info).
-// Offsets (groups x offsets_ld bytes, group-major): for each stored row, the position inside
-// its stage's staged A columns of the column it multiplies. A stage's offsets start at a
-// multiple of 16 (VnmStage::base) and offsets_ld is one too, so a kernel copies a stage's
-// offsets of a group as one 16-byte-aligned run of kVnmOffsetRowBytes and reads them four at a
-// time; padding bytes are 0, and every row ends with that much slack.
+/// \file
+/// Offline preprocessing of VNM meta for tiled kernels (no Kokkos; see vnm/pattern.hpp).
+///
+/// A tiled kernel computes C in column tiles of tile_cols columns (a multiple of L) and walks k
+/// in stages. A stage is a run of consecutive windows: the kernel copies the stage's stored rows
+/// of B (at most kVnmStageSlots) and the columns of A they multiply (at most kVnmStageColumns)
+/// into shared memory, A transposed so that one column is contiguous.
+///  * plain layout: every stage holds vnm_plain_stage_windows whole windows (the stage limits
+///    below) and all their M columns of A; the same stages serve every column tile;
+///  * packed layout (high sparsity): the column info of a tile, (tiles x windows) uint32 with
+///    bit d set iff some group of the tile keeps position d of the window, says which A columns
+///    the tile needs at all; the tile's stages then hold only those columns (the column list),
+///    and as many windows as fit the stage limits, so sparse
+///    tiles get long stages and copy a fraction of A (on-line packing by column info).
+/// Offsets (groups x offsets_ld bytes, group-major): for each stored row, the position inside
+/// its stage's staged A columns of the column it multiplies. A stage's offsets start at a
+/// multiple of 16 (VnmStage::base) and offsets_ld is one too, so a kernel copies a stage's
+/// offsets of a group as one 16-byte-aligned run of kVnmOffsetRowBytes and reads them four at a
+/// time; padding bytes are 0, and every row ends with that much slack.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -25,58 +26,65 @@
 
 namespace tessera {
 
-// Stage limits. A stage ends before a window that would take it past kVnmStageColumns A
-// columns, kVnmStageSlots stored rows, or kVnmStageBytes of A (128 rows) and B (tile_cols
-// columns, its rows rounded up to a multiple of 4, as the kernel reads four at a time) in
-// fp32: two such buffers, with the offsets and records, fit the 227 KiB of shared
-// memory a Hopper block may use, and the longer the stage the less often the CUDA kernel pays
-// its per-stage costs (waits, record, copy issue). Offsets are bytes, so columns stay below 256.
-inline constexpr int kVnmStageColumns = 160;           // A columns staged at once
-inline constexpr int kVnmStageSlots = 48;              // stored rows of B staged at once
-inline constexpr int kVnmStageBytes = 110 * 1024;      // A and B bytes of a stage
-inline constexpr int kVnmStageColumnRows = 128;        // rows of an A column, as the bytes count them
+/// \name Stage limits
+/// Stage limits. A stage ends before a window that would take it past kVnmStageColumns A
+/// columns, kVnmStageSlots stored rows, or kVnmStageBytes of A (128 rows) and B (tile_cols
+/// columns, its rows rounded up to a multiple of 4, as the kernel reads four at a time) in
+/// fp32: two such buffers, with the offsets and records, fit the 227 KiB of shared
+/// memory a Hopper block may use, and the longer the stage the less often the CUDA kernel pays
+/// its per-stage costs (waits, record, copy issue). Offsets are bytes, so columns stay below 256.
+///@{
+inline constexpr int kVnmStageColumns = 160;           ///< A columns staged at once
+inline constexpr int kVnmStageSlots = 48;              ///< stored rows of B staged at once
+inline constexpr int kVnmStageBytes = 110 * 1024;      ///< A and B bytes of a stage
+inline constexpr int kVnmStageColumnRows = 128;        ///< rows of an A column, as the bytes count them
+/// True when a stage of `cols` A columns and `slots` stored rows fits the stage limits.
 inline bool vnm_stage_fits(int cols, int slots, int tile_cols) {
   return cols <= kVnmStageColumns && slots <= kVnmStageSlots &&
          static_cast<std::int64_t>(cols) * kVnmStageColumnRows * 4 +
                  static_cast<std::int64_t>((slots + 3) / 4 * 4) * tile_cols * 4 <=
              kVnmStageBytes;
 }
-// Windows in every stage of a plain plan but the last, which may hold fewer.
+///@}
+/// Windows in every stage of a plain plan but the last, which may hold fewer.
 inline int vnm_plain_stage_windows(int n, int m, int tile_cols) {
   int w = 1;
   while (vnm_stage_fits((w + 1) * m, (w + 1) * n, tile_cols)) ++w;
   return w;
 }
-// A stage's offsets of one group, rounded up to whole 16-byte pieces.
+/// A stage's offsets of one group, rounded up to whole 16-byte pieces.
 inline constexpr int kVnmOffsetRowBytes = (kVnmStageSlots + 15) / 16 * 16;
 
-// One stage, 16 bytes so that a kernel fetches it with one load.
+/// One stage, 16 bytes so that a kernel fetches it with one load.
 struct VnmStage {
-  std::int32_t row = 0;    // first stored row (window * N)
-  std::int32_t slots = 0;  // stored rows (windows * N), <= kVnmStageSlots
-  std::int32_t cols = 0;   // A columns staged, <= kVnmStageColumns
-  std::int32_t base = 0;   // first offset byte in a group row, multiple of 16
+  std::int32_t row = 0;    ///< first stored row (window * N)
+  std::int32_t slots = 0;  ///< stored rows (windows * N), <= kVnmStageSlots
+  std::int32_t cols = 0;   ///< A columns staged, <= kVnmStageColumns
+  std::int32_t base = 0;   ///< first offset byte in a group row, multiple of 16
 };
 static_assert(sizeof(VnmStage) == 16, "one 16-byte load per stage");
 
+/// Stages of a tiled kernel over one VNM matrix (see the file's comment).
 struct VnmStagePlan {
-  int tile_cols = 0;
-  bool packed = false;
-  std::int64_t tiles = 0;                     // column tiles (packed) or 1 (plain: shared by all tiles)
-  std::vector<std::int32_t> tile_stage_pos;   // (tiles + 1): stages of tile t are [pos[t], pos[t + 1])
-  std::vector<VnmStage> stage;                // (stages)
-  std::vector<std::int32_t> column_list;      // (stages x kVnmStageColumns) A columns, packed only
-  std::vector<std::uint32_t> column_info;     // (tiles x windows), packed only
-  std::int64_t offsets_ld = 0;                // bytes per group row, multiple of 16 (slack included)
-  std::vector<std::uint8_t> offsets;          // (groups x offsets_ld)
+  int tile_cols = 0;                          ///< columns of a tile (a multiple of L)
+  bool packed = false;                        ///< packed layout (column list per tile)
+  std::int64_t tiles = 0;                     ///< column tiles (packed) or 1 (plain: shared by all tiles)
+  std::vector<std::int32_t> tile_stage_pos;   ///< (tiles + 1): stages of tile t are [pos[t], pos[t + 1])
+  std::vector<VnmStage> stage;                ///< (stages)
+  std::vector<std::int32_t> column_list;      ///< (stages x kVnmStageColumns) A columns, packed only
+  std::vector<std::uint32_t> column_info;     ///< (tiles x windows), packed only
+  std::int64_t offsets_ld = 0;                ///< bytes per group row, multiple of 16 (slack included)
+  std::vector<std::uint8_t> offsets;          ///< (groups x offsets_ld)
+  /// Number of stages.
   std::int64_t stages() const { return static_cast<std::int64_t>(stage.size()); }
 };
 
+/// Column tiles of tile_cols columns over the padded columns.
 inline std::int64_t vnm_column_tiles(const VnmExtents& e, int tile_cols) {
   return (e.padded_cols + tile_cols - 1) / tile_cols;
 }
 
-// Column info alone: (tiles x windows) masks of the positions some group of the tile keeps.
+/// Column info alone: (tiles x windows) masks of the positions some group of the tile keeps.
 inline std::vector<std::uint32_t> vnm_column_info(const std::uint8_t* meta, const VnmExtents& e, const VnmPattern& p,
                                                   int tile_cols) {
   const std::int64_t tiles = vnm_column_tiles(e, tile_cols), groups_per_tile = tile_cols / p.l;
@@ -87,6 +95,7 @@ inline std::vector<std::uint32_t> vnm_column_info(const std::uint8_t* meta, cons
   return info;
 }
 
+/// The stage plan of a matrix's meta for column tiles of `tile_cols` columns, plain or packed.
 inline VnmStagePlan vnm_stage_plan(const std::uint8_t* meta, const VnmExtents& e, const VnmPattern& p, int tile_cols,
                                    bool packed) {
   check_vnm_pattern(p);

@@ -1,6 +1,7 @@
 #pragma once
-// The first step of every call given a handle: check (or, on its first call, record) the
-// tensor it serves; a handle rebound to a new tensor drops the state it kept for the old one.
+/// \file
+/// The first step of every call given a handle: check (or, on its first call, record) the
+/// tensor it serves; a handle rebound to a new tensor drops the state it kept for the old one.
 #include <cstdint>
 #include <vector>
 
@@ -9,6 +10,7 @@
 
 namespace tessera::kernels {
 
+/// Checks (or, on its first call, records) the tensor `handle` serves; ShapeError for another one.
 template <class Space, class Handle, class... Views>
 void bind_handle(const Space& space, const char* who, Handle& handle, const std::vector<std::int64_t>& extents,
                  std::int64_t nnz, const Views&... index_arrays) {

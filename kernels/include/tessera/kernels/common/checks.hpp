@@ -1,5 +1,6 @@
 #pragma once
-// Shape checks shared by the kernel front ends.
+/// \file
+/// Shape checks shared by the kernel front ends.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -10,14 +11,15 @@
 
 namespace tessera::kernels {
 
+/// ShapeError naming the kernel unless `actual` == `expected`.
 inline void require_extent(const char* kernel, const char* what, std::int64_t actual, std::int64_t expected) {
   if (actual != expected)
     throw ShapeError(std::string(kernel) + ": " + what + " is " + std::to_string(actual) + ", expected " +
                      std::to_string(expected));
 }
 
-// A byte count as a message shows it: "812 bytes", "3.4 MB", "720.0 GB" (std::to_string of a
-// double printed "720000000000.000000").
+/// A byte count as a message shows it: "812 bytes", "3.4 MB", "720.0 GB" (std::to_string of a
+/// double printed "720000000000.000000").
 inline std::string byte_count_text(double bytes) {
   char text[64];
   if (bytes >= 1e9) std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
@@ -26,8 +28,8 @@ inline std::string byte_count_text(double bytes) {
   return text;
 }
 
-// Dense workspaces of `positions` each, one per thread, must fit the memory budget: an
-// OverflowError naming the kernel otherwise (before anything is allocated).
+/// Dense workspaces of `positions` each, one per thread, must fit the memory budget: an
+/// OverflowError naming the kernel otherwise (before anything is allocated).
 inline void require_dense_workspaces_fit(const std::string& kernel, std::int64_t positions, std::int64_t threads,
                                          std::size_t value_bytes, std::int64_t budget_bytes) {
   const double bytes = static_cast<double>(positions) * static_cast<double>(threads) *
@@ -38,12 +40,12 @@ inline void require_dense_workspaces_fit(const std::string& kernel, std::int64_t
                         ", over memory_budget_bytes; use a sparse policy or raise the budget");
 }
 
-// The output View `out` must not share memory with the input View `in`: the kernels read
-// their inputs while other threads write the output. Views whose address ranges meet share
-// an element where both are contiguous; strided ones (columns or column windows of one
-// matrix, as in a Krylov basis) are checked element-exactly (strided_overlap.hpp), so that
-// interleaved Views that share nothing pass and overlapping windows do not. Views with no
-// elements overlap nothing.
+/// The output View `out` must not share memory with the input View `in`: the kernels read
+/// their inputs while other threads write the output. Views whose address ranges meet share
+/// an element where both are contiguous; strided ones (columns or column windows of one
+/// matrix, as in a Krylov basis) are checked element-exactly (strided_overlap.hpp), so that
+/// interleaved Views that share nothing pass and overlapping windows do not. Views with no
+/// elements overlap nothing.
 template <class OutView, class InView>
 void require_disjoint(const char* kernel, const char* out_name, const OutView& out, const char* in_name,
                       const InView& in) {

@@ -1,8 +1,9 @@
 #pragma once
-// Runs body(chunk, workspace, out) for every chunk on a host execution space, each
-// thread with its own workspace (Kokkos UniqueToken), each chunk writing only its
-// own SortedChunk: the result does not depend on the schedule. for_each_chunk is
-// the underlying loop, for kernels that keep other per-thread state or outputs.
+/// \file
+/// Runs body(chunk, workspace, out) for every chunk on a host execution space, each
+/// thread with its own workspace (Kokkos UniqueToken), each chunk writing only its
+/// own SortedChunk: the result does not depend on the schedule. for_each_chunk is
+/// the underlying loop, for kernels that keep other per-thread state or outputs.
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -17,17 +18,17 @@
 
 namespace tessera::kernels {
 
-// Slots of per-thread state a host space needs (the range of for_each_chunk's thread ids).
+/// Slots of per-thread state a host space needs (the range of for_each_chunk's thread ids).
 template <class Space>
 std::int64_t host_thread_slots(const Space& space) {
   return Kokkos::Experimental::UniqueToken<Space>(space).size();
 }
 
-// Calls body(chunk, thread) for every chunk in [0, chunks), dynamically scheduled;
-// thread in [0, host_thread_slots(space)) is held by one body at a time. An exception a
-// body throws (a workspace's coordinate limit, an allocation) leaves the loop and is
-// rethrown here, the chunks not yet started skipped: escaping an OpenMP region, it ended
-// the program in std::terminate.
+/// Calls body(chunk, thread) for every chunk in [0, chunks), dynamically scheduled;
+/// thread in [0, host_thread_slots(space)) is held by one body at a time. An exception a
+/// body throws (a workspace's coordinate limit, an allocation) leaves the loop and is
+/// rethrown here, the chunks not yet started skipped: escaping an OpenMP region, it ended
+/// the program in std::terminate.
 template <class Space, class Body>
 void for_each_chunk(const Space& space, std::int64_t chunks, const char* label, Body&& body) {
   static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible,
@@ -53,6 +54,7 @@ void for_each_chunk(const Space& space, std::int64_t chunks, const char* label, 
   if (failure) std::rethrow_exception(failure);
 }
 
+/// for_each_chunk with one workspace of Policy per thread: body(chunk, workspace, out[chunk]); fills `report`.
 template <class Policy, class T, int WorkspaceOrder, int OutOrder, class Space, class Body>
 std::vector<SortedChunk<T, OutOrder>> run_chunks(const Space& space, std::int64_t chunks,
                                                  const workspace::IsmOptions& options, workspace::Report* report,

@@ -1,12 +1,14 @@
 #pragma once
-// out = alpha * result + beta * out, out not read where beta is zero (BLAS): for kernels that
-// compute a plain product into a temporary when the caller asks for other alpha and beta.
+/// \file
+/// out = alpha * result + beta * out, out not read where beta is zero (BLAS): for kernels that
+/// compute a plain product into a temporary when the caller asks for other alpha and beta.
 #include <cstdint>
 
 #include <Kokkos_Core.hpp>
 
 namespace tessera::kernels {
 
+/// out = alpha * result + beta * out (out not read where beta is zero).
 template <class Space, class ResultView, class OutView>
 void combine_output(const Space& space, typename OutView::non_const_value_type alpha, const ResultView& result,
                     typename OutView::non_const_value_type beta, const OutView& out) {

@@ -1,21 +1,24 @@
 #pragma once
-// State a handle keeps for one execution space and value type (a CUDA plan, tuned picks, a
-// stage plan), held without the handle's type naming it: handles are plain classes, while what
-// they keep depends on the space their first call ran on.
+/// \file
+/// State a handle keeps for one execution space and value type (a CUDA plan, tuned picks, a
+/// stage plan), held without the handle's type naming it: handles are plain classes, while what
+/// they keep depends on the space their first call ran on.
 #include <memory>
 #include <typeinfo>
 #include <utility>
 
 namespace tessera::kernels {
 
+/// State a handle keeps, of a type its calls choose (see the file's comment).
 class HandleState {
  public:
-  // The kept state of type S, or null when there is none or it is of another type (the handle
-  // then serves another space or value type: the caller builds anew).
+  /// The kept state of type S, or null when there is none or it is of another type (the handle
+  /// then serves another space or value type: the caller builds anew).
   template <class S>
   S* get() const noexcept {
     return type_ && *type_ == typeid(S) ? static_cast<S*>(state_.get()) : nullptr;
   }
+  /// Keeps `state`, dropping what was kept before; returns the kept copy.
   template <class S>
   S& emplace(S state) {
     auto kept = std::make_shared<S>(std::move(state));
@@ -24,6 +27,7 @@ class HandleState {
     type_ = &typeid(S);
     return ref;
   }
+  /// Drops the kept state.
   void reset() noexcept {
     state_.reset();
     type_ = nullptr;

@@ -1,7 +1,8 @@
 #pragma once
-// HostRows: row access to a factor matrix that is either sparse row-major
-// ({Dense, Compressed}, e.g. CSR) or dense row-major (Dense<2>), for the tensor
-// kernels: for_each(k, f(j, v)) visits the stored entries of row k in column order.
+/// \file
+/// HostRows: row access to a factor matrix that is either sparse row-major
+/// ({Dense, Compressed}, e.g. CSR) or dense row-major (Dense<2>), for the tensor
+/// kernels: for_each(k, f(j, v)) visits the stored entries of row k in column order.
 #include <cstdint>
 
 #include "tessera/core/tensor.hpp"
@@ -9,14 +10,18 @@
 
 namespace tessera::kernels {
 
+/// Row access to a sparse or dense row-major factor matrix (see the file's comment).
 template <class T, class Ordinal, class Offset>
 struct HostRows {
-  std::int64_t rows = 0, cols = 0;
-  const Offset* pos = nullptr;   // null: dense rows
-  const Ordinal* crd = nullptr;
-  const T* vals = nullptr;
+  /// Number of rows.
+  std::int64_t rows = 0, cols = 0;  ///< Number of columns.
+  const Offset* pos = nullptr;      ///< null: dense rows
+  const Ordinal* crd = nullptr;     ///< (nnz), sparse rows only
+  const T* vals = nullptr;          ///< (nnz), or (rows x cols) row-major for dense rows
 
+  /// Entries stored in row `k`.
   std::int64_t row_length(std::int64_t k) const { return pos ? pos[k + 1] - pos[k] : cols; }
+  /// f(j, v) for every entry stored in row `k`, in column order.
   template <class F>
   void for_each(std::int64_t k, F&& f) const {
     if (pos) {
@@ -26,7 +31,7 @@ struct HostRows {
       for (std::int64_t j = 0; j < cols; ++j) f(j, row[j]);
     }
   }
-  // f(j, this(k, j), other(l, j)) for every j stored in both rows.
+  /// f(j, this(k, j), other(l, j)) for every j stored in both rows.
   template <class F>
   void for_each_shared(std::int64_t k, const HostRows& other, std::int64_t l, F&& f) const {
     if (!pos && !other.pos) {
@@ -50,11 +55,13 @@ struct HostRows {
   }
 };
 
+/// True for row-major factor encodings: {Dense, Compressed} (CSR-like) or Dense<2>.
 template <class Enc>
 inline constexpr bool is_row_factor_v =
     is_encoding_v<Enc> && Enc::order == 2 && Enc::mode_order[0] == 0 && Enc::level_kinds[0] == LevelKind::Dense &&
     (Enc::level_kinds[1] == LevelKind::Compressed || Enc::level_kinds[1] == LevelKind::Dense);
 
+/// Row access to `M`, whose arrays the host must be able to read.
 template <class T, class Enc, class Space>
 auto host_rows(const Tensor<T, Enc, Space>& M) {
   static_assert(is_row_factor_v<Enc>, "a row-major matrix: CSR-like {Dense, Compressed} or Dense<2>");

@@ -1,11 +1,12 @@
 #pragma once
-// What a handle checks on every call: that it is used with the tensor it was built for. The
-// first call binds it to the tensor's extents, nonzero count and index arrays. Later calls
-// with the same arrays pass at no cost; calls with other arrays of the same extents and count
-// (a copy, a tensor moved to another space and back) pass when a fingerprint of their index
-// arrays, computed in their space, matches; anything else raises ShapeError instead of
-// computing with a plan made for another pattern. Rewriting the bound arrays in place cannot
-// be seen without reading them: reset() the handle after doing that.
+/// \file
+/// What a handle checks on every call: that it is used with the tensor it was built for. The
+/// first call binds it to the tensor's extents, nonzero count and index arrays. Later calls
+/// with the same arrays pass at no cost; calls with other arrays of the same extents and count
+/// (a copy, a tensor moved to another space and back) pass when a fingerprint of their index
+/// arrays, computed in their space, matches; anything else raises ShapeError instead of
+/// computing with a plan made for another pattern. Rewriting the bound arrays in place cannot
+/// be seen without reading them: reset() the handle after doing that.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -56,10 +57,11 @@ inline std::string extents_text(const std::vector<std::int64_t>& extents, std::i
 
 }  // namespace detail
 
+/// Which tensor a handle serves (see the file's comment).
 class PatternBinding {
  public:
-  // Binds on the first call (returns true: the caller builds its state) and checks on later
-  // ones (returns false). `who` names the call in errors; `views` are the index arrays.
+  /// Binds on the first call (returns true: the caller builds its state) and checks on later
+  /// ones (returns false). `who` names the call in errors; `views` are the index arrays.
   template <class... Views>
   bool bind(const char* who, const std::vector<std::int64_t>& extents, std::int64_t nnz, const Views&... views) {
     const std::vector<const void*> arrays{static_cast<const void*>(views.data())...};
@@ -82,21 +84,23 @@ class PatternBinding {
     arrays_ = arrays;  // the same pattern in other arrays: serve them from now on
     return false;
   }
-  // Whether bind() with these arrays would read them (a first call, or other arrays), which
-  // synchronizes their space.
+  /// Whether bind() with these arrays would read them (a first call, or other arrays), which
+  /// synchronizes their space.
   template <class... Views>
   bool would_read(const Views&... views) const {
     if (single_call_) return false;
     return !bound_ || std::vector<const void*>{static_cast<const void*>(views.data())...} != arrays_;
   }
+  /// True once bind() has bound a tensor.
   bool bound() const noexcept { return bound_; }
+  /// Forgets the tensor (keeps serve_single_call()).
   void reset() noexcept {
     const bool single_call = single_call_;
     *this = PatternBinding();
     single_call_ = single_call;
   }
-  // For the handle a call given options makes for itself: it serves that call alone, so no
-  // fingerprint is taken.
+  /// For the handle a call given options makes for itself: it serves that call alone, so no
+  /// fingerprint is taken.
   void serve_single_call() noexcept { single_call_ = true; }
 
  private:

@@ -1,13 +1,15 @@
 #pragma once
-// What spmv and spmm do when alpha is zero, as BLAS does: the output becomes beta times
-// itself (zeros where beta is zero, whatever it held), and neither A nor the input is read,
-// so a NaN or an Inf in them does not reach the output through 0 x NaN.
+/// \file
+/// What spmv and spmm do when alpha is zero, as BLAS does: the output becomes beta times
+/// itself (zeros where beta is zero, whatever it held), and neither A nor the input is read,
+/// so a NaN or an Inf in them does not reach the output through 0 x NaN.
 #include <cstdint>
 
 #include <Kokkos_Core.hpp>
 
 namespace tessera::kernels {
 
+/// out = beta * out, zeros where beta is zero (what alpha = 0 leaves).
 template <class Space, class View>
 void scale_output(const Space& space, typename View::non_const_value_type beta, const View& out) {
   using T = typename View::non_const_value_type;

@@ -1,8 +1,9 @@
 #pragma once
-// Results of host kernels that drain workspaces chunk by chunk. Chunk c covers a
-// range of the output's first storage level and holds its entries sorted in storage
-// order, so concatenating chunks in order is deterministic and independent of
-// which thread ran which chunk. assemble() turns the chunks into a tensor.
+/// \file
+/// Results of host kernels that drain workspaces chunk by chunk. Chunk c covers a
+/// range of the output's first storage level and holds its entries sorted in storage
+/// order, so concatenating chunks in order is deterministic and independent of
+/// which thread ran which chunk. assemble() turns the chunks into a tensor.
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -16,10 +17,12 @@
 
 namespace tessera::kernels {
 
+/// Entries of one chunk, sorted in storage order.
 template <class T, int N>
 struct SortedChunk {
-  std::array<std::vector<std::int32_t>, N> crd;  // (entries) per storage level
-  std::vector<T> vals;                           // (entries)
+  std::array<std::vector<std::int32_t>, N> crd;  ///< (entries) per storage level
+  std::vector<T> vals;                           ///< (entries)
+  /// Appends the entry at storage coordinates `c`.
   void push(const std::array<std::int64_t, N>& c, T v) {
     for (int l = 0; l < N; ++l) crd[l].push_back(static_cast<std::int32_t>(c[l]));
     vals.push_back(v);
@@ -61,7 +64,7 @@ Tensor<T, Enc, Space> assemble_dense_compressed(const Shape<2>& shape, const std
 
 }  // namespace detail
 
-// shape is in mode order; the chunks hold coordinates in Enc's storage order.
+/// shape is in mode order; the chunks hold coordinates in Enc's storage order.
 template <class T, class Enc, class Space>
 Tensor<T, Enc, Space> assemble(const Shape<Enc::order>& shape, const std::vector<SortedChunk<T, Enc::order>>& chunks,
                                const Space& space) {
@@ -84,8 +87,8 @@ Tensor<T, Enc, Space> assemble(const Shape<Enc::order>& shape, const std::vector
 
 namespace tessera::kernels {
 
-// Folds chunks whose coordinate ranges overlap (per-thread partial results) into
-// one, summing equal coordinates in chunk order: deterministic for a given chunking.
+/// Folds chunks whose coordinate ranges overlap (per-thread partial results) into
+/// one, summing equal coordinates in chunk order: deterministic for a given chunking.
 template <class T, int N>
 SortedChunk<T, N> merge_sorted_chunks(const std::vector<SortedChunk<T, N>>& chunks) {
   SortedChunk<T, N> merged;

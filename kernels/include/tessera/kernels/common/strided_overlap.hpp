@@ -1,8 +1,9 @@
 #pragma once
-// Whether two strided Views share an element, decided in closed form for the alias check
-// of the kernel front ends (common/checks.hpp): Views whose address ranges interleave, such
-// as two columns or two column windows of one matrix, share an element exactly when a
-// bounded two-variable linear equation has an integer solution.
+/// \file
+/// Whether two strided Views share an element, decided in closed form for the alias check
+/// of the kernel front ends (common/checks.hpp): Views whose address ranges interleave, such
+/// as two columns or two column windows of one matrix, share an element exactly when a
+/// bounded two-variable linear equation has an integer solution.
 #include <algorithm>
 #include <cstdint>
 #include <utility>

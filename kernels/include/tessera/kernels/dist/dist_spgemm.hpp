@@ -1,12 +1,15 @@
 #pragma once
-// tessera::dist::spgemm<Policy>(A, B) — C = A * B, 1D row-wise, on host spaces.
-// Rank r owns rows of A, B and C. Its rows of A name columns j of A = rows j of B;
-// the rows it does not own are exactly A's ghost columns, so A's import plan says
-// which rows of B to fetch and from whom. After one exchange (row lengths, then
-// column ids and values, MPI_Alltoallv), the local product
-//   C_r = [A_diag | A_offd] * [B owned rows ; fetched rows]
-// is tessera::spgemm<Policy> (the workspace kernel) on local tensors, and C keeps
-// A's row blocks and B's column blocks. Collective over A.comm().
+/// \file
+/// tessera::dist::spgemm<Policy>(A, B) — C = A * B, 1D row-wise, on host spaces.
+/// Rank r owns rows of A, B and C. Its rows of A name columns j of A = rows j of B;
+/// the rows it does not own are exactly A's ghost columns, so A's import plan says
+/// which rows of B to fetch and from whom. After one exchange (row lengths, then
+/// column ids and values, MPI_Alltoallv), the local product
+/// \code{.unparsed}
+///   C_r = [A_diag | A_offd] * [B owned rows ; fetched rows]
+/// \endcode
+/// is tessera::spgemm<Policy> (the workspace kernel) on local tensors, and C keeps
+/// A's row blocks and B's column blocks. Collective over A.comm().
 #include <cstdint>
 #include <vector>
 
@@ -69,6 +72,7 @@ void run_layout(int ranks, const std::vector<int>& run_ranks, const std::vector<
 
 }  // namespace detail
 
+/// Collective: C = A * B for row-distributed A and B, with the local products through workspace Policy.
 template <class Policy = workspace::Auto, class T, class Enc, class Space>
 DistTensor<T, Enc, Space> spgemm(const Space& space, const DistTensor<T, Enc, Space>& A,
                                  const DistTensor<T, Enc, Space>& B, const workspace::Options& options = {}) {
@@ -155,7 +159,7 @@ DistTensor<T, Enc, Space> spgemm(const Space& space, const DistTensor<T, Enc, Sp
   return C;
 }
 
-// Runs on a default-constructed instance of the operands' execution space.
+/// Runs on a default-constructed instance of the operands' execution space.
 template <class Policy = workspace::Auto, class T, class Enc, class Space>
 DistTensor<T, Enc, Space> spgemm(const DistTensor<T, Enc, Space>& A, const DistTensor<T, Enc, Space>& B,
                                  const workspace::Options& options = {}) {

@@ -1,13 +1,14 @@
 #pragma once
-// tessera::dist::spmm — C = alpha * A * B + beta * C for a row-distributed A and
-// row-distributed dense multivectors B (A.cols() blocks) and C (A.rows() blocks).
-// Same scheme as dist::spmv: the halo exchange of B's ghost rows overlaps the
-// diagonal block's product; the off-diagonal block (boundary rows only) then adds
-// its part. Each local product is tessera::spmm with the handle's options (so TCA-SpMM on
-// Kokkos::Cuda when chosen) and a handle of its own (DistSpmmHandle), except that output_stores Auto is decided here on the
-// size of all ranks' C together, not of one rank's block: ranks on one machine
-// share its caches and memory bandwidth.
-// Collective over A.comm().
+/// \file
+/// tessera::dist::spmm — C = alpha * A * B + beta * C for a row-distributed A and
+/// row-distributed dense multivectors B (A.cols() blocks) and C (A.rows() blocks).
+/// Same scheme as dist::spmv: the halo exchange of B's ghost rows overlaps the
+/// diagonal block's product; the off-diagonal block (boundary rows only) then adds
+/// its part. Each local product is tessera::spmm with the handle's options (so TCA-SpMM on
+/// Kokkos::Cuda when chosen) and a handle of its own (DistSpmmHandle), except that output_stores Auto is decided here on the
+/// size of all ranks' C together, not of one rank's block: ranks on one machine
+/// share its caches and memory bandwidth.
+/// Collective over A.comm().
 #include <Kokkos_Core.hpp>
 
 #include "tessera/core/dist/dist_tensor.hpp"
@@ -18,8 +19,8 @@
 
 namespace tessera::dist {
 
-// The options dist::spmm gives the diagonal block's product: output_stores Auto
-// resolved on the bytes of all ranks' C together.
+/// The options dist::spmm gives the diagonal block's product: output_stores Auto
+/// resolved on the bytes of all ranks' C together.
 template <class T, class Space>
 SpmmOptions diagonal_spmm_options(const DistMultiVector<T, Space>& C, SpmmOptions opts) {
   if (opts.output_stores == SpmmOutputStores::Auto) {
@@ -30,14 +31,19 @@ SpmmOptions diagonal_spmm_options(const DistMultiVector<T, Space>& C, SpmmOption
   return opts;
 }
 
-// What dist::spmm reuses across calls on one DistTensor: a handle for each local block
-// (their plans on Kokkos::Cuda). Options apply to both products.
+/// What dist::spmm reuses across calls on one DistTensor: a handle for each local block
+/// (their plans on Kokkos::Cuda). Options apply to both products.
 class DistSpmmHandle {
  public:
+  /// Both local products use `options`.
   explicit DistSpmmHandle(const SpmmOptions& options = {}) : options_(options), diagonal_(options), off_diagonal_(options) {}
+  /// Options of both local products.
   const SpmmOptions& options() const noexcept { return options_; }
+  /// Handle of the diagonal block's product.
   SpmmHandle& diagonal() noexcept { return diagonal_; }
+  /// Handle of the off-diagonal block's product.
   SpmmHandle& off_diagonal() noexcept { return off_diagonal_; }
+  /// Forgets the tensor and everything kept for it (both handles).
   void reset() noexcept {
     diagonal_.reset();
     off_diagonal_.reset();
@@ -48,6 +54,7 @@ class DistSpmmHandle {
   SpmmHandle diagonal_, off_diagonal_;
 };
 
+/// Collective: C = alpha * A * B + beta * C, reusing what `handle` keeps for A.
 template <class T, class Enc, class Space>
 void spmm(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const DistMultiVector<T, Space>& B, T beta,
           const DistMultiVector<T, Space>& C, DistSpmmHandle& handle) {
@@ -71,7 +78,7 @@ void spmm(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
   }
 }
 
-// Without a handle: the local blocks' plans are built for this call alone.
+/// Without a handle: the local blocks' plans are built for this call alone.
 template <class T, class Enc, class Space>
 void spmm(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const DistMultiVector<T, Space>& B, T beta,
           const DistMultiVector<T, Space>& C, const SpmmOptions& opts = {}) {
@@ -81,13 +88,14 @@ void spmm(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
   spmm(space, alpha, A, B, beta, C, handle);
 }
 
-// Runs on a default-constructed instance of A's execution space.
+/// Runs on a default-constructed instance of A's execution space.
 template <class T, class Enc, class Space>
 void spmm(T alpha, const DistTensor<T, Enc, Space>& A, const DistMultiVector<T, Space>& B, T beta,
           const DistMultiVector<T, Space>& C, DistSpmmHandle& handle) {
   spmm(Space(), alpha, A, B, beta, C, handle);
 }
 
+/// Runs on a default-constructed instance of A's execution space, without a handle.
 template <class T, class Enc, class Space>
 void spmm(T alpha, const DistTensor<T, Enc, Space>& A, const DistMultiVector<T, Space>& B, T beta,
           const DistMultiVector<T, Space>& C, const SpmmOptions& opts = {}) {

@@ -1,14 +1,17 @@
 #pragma once
-// tessera::dist::spmv — y = alpha * A * x + beta * y for a row-distributed A.
-// The halo exchange of x's ghost entries (non-blocking MPI, host-staged for device
-// memory unless MPI is CUDA-aware) runs while the diagonal block is multiplied;
-// then the off-diagonal block (boundary rows only) adds its part with the ghosts:
-//   start halo(x) ; y = alpha*A_diag*x_owned + beta*y ; finish halo ;
-//   y(boundary_rows) += alpha*A_offd*x_ghost   (host: one pass; device: into a buffer, then added)
-// On host spaces the diagonal product runs on A.diagonal_sliced_ell(), a sliced ELLPACK
-// copy built on the first call (formats/sliced_ell.hpp says why).
-// Collective over A.comm(). Shapes are checked through the partitions, which every
-// rank holds identically, so a mismatch throws ShapeError on all ranks at once.
+/// \file
+/// tessera::dist::spmv — y = alpha * A * x + beta * y for a row-distributed A.
+/// The halo exchange of x's ghost entries (non-blocking MPI, host-staged for device
+/// memory unless MPI is CUDA-aware) runs while the diagonal block is multiplied;
+/// then the off-diagonal block (boundary rows only) adds its part with the ghosts:
+/// \code{.unparsed}
+///   start halo(x) ; y = alpha*A_diag*x_owned + beta*y ; finish halo ;
+///   y(boundary_rows) += alpha*A_offd*x_ghost   (host: one pass; device: into a buffer, then added)
+/// \endcode
+/// On host spaces the diagonal product runs on A.diagonal_sliced_ell(), a sliced ELLPACK
+/// copy built on the first call (formats/sliced_ell.hpp says why).
+/// Collective over A.comm(). Shapes are checked through the partitions, which every
+/// rank holds identically, so a mismatch throws ShapeError on all ranks at once.
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -71,6 +74,7 @@ void add_boundary_products(const Space& space, T alpha, const Local& offd, const
 
 }  // namespace detail
 
+/// Collective: y = alpha * A * x + beta * y.
 template <class T, class Enc, class Space>
 void spmv(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const DistVector<T, Space>& x, T beta,
           const DistVector<T, Space>& y) {
@@ -104,7 +108,7 @@ void spmv(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
   }
 }
 
-// Runs on a default-constructed instance of A's execution space.
+/// Runs on a default-constructed instance of A's execution space.
 template <class T, class Enc, class Space>
 void spmv(T alpha, const DistTensor<T, Enc, Space>& A, const DistVector<T, Space>& x, T beta,
           const DistVector<T, Space>& y) {

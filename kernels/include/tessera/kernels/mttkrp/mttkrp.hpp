@@ -1,10 +1,13 @@
 #pragma once
-// tessera::mttkrp<Policy, OutEnc>(B, C, D) — SpMTTKRP on a host execution space:
-//   A(i,j) = sum_{k,l} B(k,l,i) * C(k,j) * D(l,j)
-// B: CSF<3> (K x L x I, levels k, l, i); C (K x J), D (L x J): CSR-like or Dense<2>.
-// A is produced through the workspace `Policy` in OutEnc (CSR or any two-level
-// compressed matrix encoding with row order, or COO). For CP-ALS on a tensor X,
-// pass X with the target mode moved last.
+/// \file
+/// tessera::mttkrp<Policy, OutEnc>(B, C, D) — SpMTTKRP on a host execution space:
+/// \code{.unparsed}
+///   A(i,j) = sum_{k,l} B(k,l,i) * C(k,j) * D(l,j)
+/// \endcode
+/// B: CSF<3> (K x L x I, levels k, l, i); C (K x J), D (L x J): CSR-like or Dense<2>.
+/// A is produced through the workspace `Policy` in OutEnc (CSR or any two-level
+/// compressed matrix encoding with row order, or COO). For CP-ALS on a tensor X,
+/// pass X with the target mode moved last.
 #include <type_traits>
 
 #include <Kokkos_Core.hpp>
@@ -17,6 +20,7 @@
 
 namespace tessera {
 
+/// A(i,j) = sum_{k,l} B(k,l,i) * C(k,j) * D(l,j) on `space`, through workspace Policy, into OutEnc.
 template <class Policy = workspace::Auto, class OutEnc = CSR, class T, class EncC, class EncD, class Space>
 Tensor<T, OutEnc, Space> mttkrp(const Space& space, const Tensor<T, CSF<3>, Space>& B, const Tensor<T, EncC, Space>& C,
                                 const Tensor<T, EncD, Space>& D, const workspace::Options& options = {},
@@ -29,6 +33,7 @@ Tensor<T, OutEnc, Space> mttkrp(const Space& space, const Tensor<T, CSF<3>, Spac
   return kernels::MttkrpImpl<Space, Policy, OutEnc, T, EncC, EncD>::run(space, B, C, D, options, report);
 }
 
+/// Runs on a default-constructed instance of the operands' execution space.
 template <class Policy = workspace::Auto, class OutEnc = CSR, class T, class EncC, class EncD, class Space>
 Tensor<T, OutEnc, Space> mttkrp(const Tensor<T, CSF<3>, Space>& B, const Tensor<T, EncC, Space>& C,
                                 const Tensor<T, EncD, Space>& D, const workspace::Options& options = {},

@@ -1,16 +1,21 @@
 #pragma once
-// tessera::nm_spmm — C = alpha * A * B + beta * C with A (m x k) and C (m x n) dense Views and
-// B (k x n) an N:M structured-sparse weight, the product of a linear layer with a pruned weight:
-//   Tensor<T, VNM, Space>   vector-wise N:M (formats/vnm.hpp): the tiled CUDA-core kernel on
-//                           Kokkos::Cuda for float with LayoutRight or LayoutLeft A and C;
-//   Nv24Tensor<T, Space>    2:4 in the mma.sp layout (formats/nv24.hpp): the sparse-tensor-core
-//                           kernel on Kokkos::Cuda for half_t and bf16_t, fp32 accumulation;
-// the portable Kokkos kernel everywhere else (NmSpmmAlgorithm). As in BLAS, C is not read where
-// beta is zero, and neither A nor B where alpha is zero; alpha = 1, beta = 0 writes the product
-// straight into C, other values go through a temporary of C's size.
-//   nm_spmm(space, alpha, A, B, beta, C, handle)   reuses what the handle keeps for B
-//   nm_spmm(space, alpha, A, B, beta, C, options)  builds what it needs for this call alone
-// and the same without `space` (the default instance of B's space).
+/// \file
+/// tessera::nm_spmm — C = alpha * A * B + beta * C with A (m x k) and C (m x n) dense Views and
+/// B (k x n) an N:M structured-sparse weight, the product of a linear layer with a pruned weight:
+/// \code{.unparsed}
+///   Tensor<T, VNM, Space>   vector-wise N:M (formats/vnm.hpp): the tiled CUDA-core kernel on
+///                           Kokkos::Cuda for float with LayoutRight or LayoutLeft A and C;
+///   Nv24Tensor<T, Space>    2:4 in the mma.sp layout (formats/nv24.hpp): the sparse-tensor-core
+///                           kernel on Kokkos::Cuda for half_t and bf16_t, fp32 accumulation;
+/// \endcode
+/// the portable Kokkos kernel everywhere else (NmSpmmAlgorithm). As in BLAS, C is not read where
+/// beta is zero, and neither A nor B where alpha is zero; alpha = 1, beta = 0 writes the product
+/// straight into C, other values go through a temporary of C's size.
+/// \code{.unparsed}
+///   nm_spmm(space, alpha, A, B, beta, C, handle)   reuses what the handle keeps for B
+///   nm_spmm(space, alpha, A, B, beta, C, options)  builds what it needs for this call alone
+/// \endcode
+/// and the same without `space` (the default instance of B's space).
 #include <cstdint>
 #include <type_traits>
 
@@ -76,6 +81,7 @@ struct is_nm_weight<Tensor<T, NV24, Space>> : std::true_type {};
 
 template <class Space, class AView, class Weight, class CView,
           std::enable_if_t<kernels::detail::is_nm_weight<Weight>::value, int> = 0>
+/// C = alpha * A * B + beta * C, reusing what `handle` keeps for B.
 void nm_spmm(const Space& space, typename Weight::value_type alpha, const AView& A, const Weight& B,
              typename Weight::value_type beta, const CView& C, NmSpmmHandle& handle) {
   static_assert(std::is_same_v<Space, typename Weight::execution_space>, "B must live in the space the call runs on");
@@ -84,6 +90,7 @@ void nm_spmm(const Space& space, typename Weight::value_type alpha, const AView&
 
 template <class Space, class AView, class Weight, class CView,
           std::enable_if_t<kernels::detail::is_nm_weight<Weight>::value, int> = 0>
+/// Builds what it needs for this call alone.
 void nm_spmm(const Space& space, typename Weight::value_type alpha, const AView& A, const Weight& B,
              typename Weight::value_type beta, const CView& C, const NmSpmmOptions& opts = {}) {
   NmSpmmHandle handle(opts);
@@ -93,6 +100,7 @@ void nm_spmm(const Space& space, typename Weight::value_type alpha, const AView&
 
 template <class AView, class Weight, class CView,
           std::enable_if_t<kernels::detail::is_nm_weight<Weight>::value, int> = 0>
+/// Runs on the default instance of B's execution space.
 void nm_spmm(typename Weight::value_type alpha, const AView& A, const Weight& B, typename Weight::value_type beta,
              const CView& C, NmSpmmHandle& handle) {
   nm_spmm(typename Weight::execution_space(), alpha, A, B, beta, C, handle);
@@ -100,12 +108,13 @@ void nm_spmm(typename Weight::value_type alpha, const AView& A, const Weight& B,
 
 template <class AView, class Weight, class CView,
           std::enable_if_t<kernels::detail::is_nm_weight<Weight>::value, int> = 0>
+/// Runs on the default instance of B's execution space, for this call alone.
 void nm_spmm(typename Weight::value_type alpha, const AView& A, const Weight& B, typename Weight::value_type beta,
              const CView& C, const NmSpmmOptions& opts = {}) {
   nm_spmm(typename Weight::execution_space(), alpha, A, B, beta, C, opts);
 }
 
-// The algorithm nm_spmm runs with Auto for Weight (with LayoutRight or LayoutLeft A and C).
+/// The algorithm nm_spmm runs with Auto for Weight (with LayoutRight or LayoutLeft A and C).
 template <class Weight>
 constexpr NmSpmmAlgorithm nm_spmm_default_algorithm() {
   using T = typename Weight::value_type;

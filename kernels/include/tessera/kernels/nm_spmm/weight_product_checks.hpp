@@ -1,6 +1,7 @@
 #pragma once
-// Checks shared by the nm_spmm front ends: C (m x n) = A (m x k) * B, B a k x n weight of
-// value type T held in Space. Types are checked at compile time, extents at run time.
+/// \file
+/// Checks shared by the nm_spmm front ends: C (m x n) = A (m x k) * B, B a k x n weight of
+/// value type T held in Space. Types are checked at compile time, extents at run time.
 #include <cstdint>
 #include <type_traits>
 
@@ -10,6 +11,7 @@
 
 namespace tessera::kernels {
 
+/// Checks C (m x n) = A (m x k) * B for a k x n weight B of value type T held in Space.
 template <class T, class Space, class AView, class CView>
 void require_weight_product(const AView& A, std::int64_t k, std::int64_t n, const CView& C) {
   static_assert(Kokkos::is_view<AView>::value && AView::rank == 2, "A must be a rank-2 Kokkos::View (m x k)");

@@ -1,17 +1,20 @@
 #pragma once
-// tessera::spgemm<Policy, OutEnc>(A, B) — C = A * B for sparse matrices, on a host
-// execution space, accumulating through the workspace `Policy`
-// (tessera::workspace::{Dense, Bucket, Hash, Coord, Map, SortOnce, Auto}).
-// The algorithm follows the encodings:
-//   A CSR,  B CSR,        C row-major     row-wise, first-order workspace per row, rows
-//                                         written straight into C (Dense: Gustavson rows);
-//   A CSR,  B CSR,        C column-major  row-wise, second-order workspace (transposed output);
-//   A CSC|DCSC, B CSR|DCSR, C any         outer product, second-order workspace.
-// OutEnc is any {Dense|Compressed, Compressed} matrix encoding (CSR, CSC, DCSR, DCSC).
-// With OpenMP, threads own workspaces and output chunks; the result's structure is
-// the same for every thread count.
-// With an SpgemmHandle, a product of operands with the patterns of the handle's first one runs
-// only the numeric phase (spgemm_handle.hpp).
+/// \file
+/// tessera::spgemm<Policy, OutEnc>(A, B) — C = A * B for sparse matrices, on a host
+/// execution space, accumulating through the workspace `Policy`
+/// (tessera::workspace::{Dense, Bucket, Hash, Coord, Map, SortOnce, Auto}).
+/// The algorithm follows the encodings:
+/// \code{.unparsed}
+///   A CSR,  B CSR,        C row-major     row-wise, first-order workspace per row, rows
+///                                         written straight into C (Dense: Gustavson rows);
+///   A CSR,  B CSR,        C column-major  row-wise, second-order workspace (transposed output);
+///   A CSC|DCSC, B CSR|DCSR, C any         outer product, second-order workspace.
+/// \endcode
+/// OutEnc is any {Dense|Compressed, Compressed} matrix encoding (CSR, CSC, DCSR, DCSC).
+/// With OpenMP, threads own workspaces and output chunks; the result's structure is
+/// the same for every thread count.
+/// With an SpgemmHandle, a product of operands with the patterns of the handle's first one runs
+/// only the numeric phase (spgemm_handle.hpp).
 #include <type_traits>
 
 #include <Kokkos_Core.hpp>
@@ -45,6 +48,7 @@ constexpr bool spgemm_has_numeric_phase_v = std::is_same_v<OutEnc, CSR> && std::
 
 }  // namespace kernels::detail
 
+/// C = A * B on `space`, through workspace Policy, into OutEnc.
 template <class Policy = workspace::Auto, class OutEnc = CSR, class T, class EncA, class EncB, class Space>
 Tensor<T, OutEnc, Space> spgemm(const Space& space, const Tensor<T, EncA, Space>& A, const Tensor<T, EncB, Space>& B,
                                 const workspace::Options& options = {}, workspace::Report* report = nullptr) {
@@ -53,9 +57,9 @@ Tensor<T, OutEnc, Space> spgemm(const Space& space, const Tensor<T, EncA, Space>
   return kernels::SpgemmImpl<Space, Policy, OutEnc, T, EncA, EncB>::run(space, A, B, options, report);
 }
 
-// Through a handle: the first call computes C and keeps its pattern; later calls with operands
-// of the same patterns compute only C's values (CSR x CSR -> CSR; other encodings recompute).
-// `report` is filled by calls that run the whole product.
+/// Through a handle: the first call computes C and keeps its pattern; later calls with operands
+/// of the same patterns compute only C's values (CSR x CSR -> CSR; other encodings recompute).
+/// `report` is filled by calls that run the whole product.
 template <class Policy = workspace::Auto, class OutEnc = CSR, class T, class EncA, class EncB, class Space>
 Tensor<T, OutEnc, Space> spgemm(const Space& space, const Tensor<T, EncA, Space>& A, const Tensor<T, EncB, Space>& B,
                                 SpgemmHandle& handle, workspace::Report* report = nullptr) {
@@ -78,13 +82,14 @@ Tensor<T, OutEnc, Space> spgemm(const Space& space, const Tensor<T, EncA, Space>
   return C;
 }
 
-// Run on a default-constructed instance of the operands' execution space.
+/// Run on a default-constructed instance of the operands' execution space.
 template <class Policy = workspace::Auto, class OutEnc = CSR, class T, class EncA, class EncB, class Space>
 Tensor<T, OutEnc, Space> spgemm(const Tensor<T, EncA, Space>& A, const Tensor<T, EncB, Space>& B,
                                 const workspace::Options& options = {}, workspace::Report* report = nullptr) {
   return spgemm<Policy, OutEnc>(Space(), A, B, options, report);
 }
 
+/// Through a handle, on a default-constructed instance of the operands' execution space.
 template <class Policy = workspace::Auto, class OutEnc = CSR, class T, class EncA, class EncB, class Space>
 Tensor<T, OutEnc, Space> spgemm(const Tensor<T, EncA, Space>& A, const Tensor<T, EncB, Space>& B,
                                 SpgemmHandle& handle, workspace::Report* report = nullptr) {

@@ -1,18 +1,23 @@
 #pragma once
-// tessera::spmm — C = alpha * A * B + beta * C for a CSR-like tensor A and dense B (K x N),
-// C (M x N) Views of any layout. As in BLAS, C is not read where beta is zero, and neither A
-// nor B where alpha is zero (C = beta * C; no algorithm is chosen or run).
-//   spmm(space, alpha, A, B, beta, C, handle)   reuses what the handle keeps for A
-//   spmm(space, alpha, A, B, beta, C, options)  builds what it needs for this call alone
-// and the same without `space` (the default instance of A's space).
-// Algorithms (SpmmOptions::algorithm):
-//   Native            portable Kokkos kernel (impl/spmm_impl.hpp), every space;
-//   TensorCore        TCA-SpMM (cuda/spmm_tca.hpp), Kokkos::Cuda, float (TF32), half_t;
-//   CudaCoreRowSplit  CUDA-core warp-per-row kernel, Kokkos::Cuda, float/double/half_t;
-//   Auto              Kokkos::Cuda: what spmm_choose_algorithm() says; other spaces: Native.
-// Asking a space or type without them for a CUDA algorithm throws NotCompiled. On host
-// spaces, Native runs an AVX-512 row loop for float and double with row-major B and C on x86-64
-// CPUs that have it, the portable loop otherwise (SpmmOptions::host_loop, ::output_stores).
+/// \file
+/// tessera::spmm — C = alpha * A * B + beta * C for a CSR-like tensor A and dense B (K x N),
+/// C (M x N) Views of any layout. As in BLAS, C is not read where beta is zero, and neither A
+/// nor B where alpha is zero (C = beta * C; no algorithm is chosen or run).
+/// \code{.unparsed}
+///   spmm(space, alpha, A, B, beta, C, handle)   reuses what the handle keeps for A
+///   spmm(space, alpha, A, B, beta, C, options)  builds what it needs for this call alone
+/// \endcode
+/// and the same without `space` (the default instance of A's space).
+/// Algorithms (SpmmOptions::algorithm):
+/// \code{.unparsed}
+///   Native            portable Kokkos kernel (impl/spmm_impl.hpp), every space;
+///   TensorCore        TCA-SpMM (cuda/spmm_tca.hpp), Kokkos::Cuda, float (TF32), half_t;
+///   CudaCoreRowSplit  CUDA-core warp-per-row kernel, Kokkos::Cuda, float/double/half_t;
+///   Auto              Kokkos::Cuda: what spmm_choose_algorithm() says; other spaces: Native.
+/// \endcode
+/// Asking a space or type without them for a CUDA algorithm throws NotCompiled. On host
+/// spaces, Native runs an AVX-512 row loop for float and double with row-major B and C on x86-64
+/// CPUs that have it, the portable loop otherwise (SpmmOptions::host_loop, \::output_stores).
 #include <Kokkos_Core.hpp>
 
 #include "tessera/core/tensor.hpp"
@@ -55,9 +60,9 @@ void bind_spmm_handle(const Space& space, SpmmHandle& handle, const Tensor<T, En
 
 }  // namespace kernels::detail
 
-// The algorithm spmm(space, alpha, A, B, beta, C, handle) will run (Auto resolved), without
-// running it; with options().tune, the first query for a shape times the CUDA kernels on
-// space's stream and the handle keeps the pick.
+/// The algorithm spmm(space, alpha, A, B, beta, C, handle) will run (Auto resolved), without
+/// running it; with options().tune, the first query for a shape times the CUDA kernels on
+/// space's stream and the handle keeps the pick.
 template <class T, class Enc, class Space, class BView, class CView>
 SpmmAlgorithm spmm_choose_algorithm(const Space& space, const Tensor<T, Enc, Space>& A, const BView& B,
                                     const CView& C, SpmmHandle& handle) {
@@ -66,6 +71,7 @@ SpmmAlgorithm spmm_choose_algorithm(const Space& space, const Tensor<T, Enc, Spa
   return kernels::SpmmImpl<Space, T, Enc>::choose(space, A, B, C, handle);
 }
 
+/// Builds what it needs for this query alone.
 template <class T, class Enc, class Space, class BView, class CView>
 SpmmAlgorithm spmm_choose_algorithm(const Space& space, const Tensor<T, Enc, Space>& A, const BView& B,
                                     const CView& C, const SpmmOptions& opts = {}) {
@@ -74,18 +80,21 @@ SpmmAlgorithm spmm_choose_algorithm(const Space& space, const Tensor<T, Enc, Spa
   return spmm_choose_algorithm(space, A, B, C, handle);
 }
 
+/// Runs on a default-constructed instance of A's execution space.
 template <class T, class Enc, class Space, class BView, class CView>
 SpmmAlgorithm spmm_choose_algorithm(const Tensor<T, Enc, Space>& A, const BView& B, const CView& C,
                                     SpmmHandle& handle) {
   return spmm_choose_algorithm(Space(), A, B, C, handle);
 }
 
+/// Runs on a default-constructed instance of A's execution space, for this query alone.
 template <class T, class Enc, class Space, class BView, class CView>
 SpmmAlgorithm spmm_choose_algorithm(const Tensor<T, Enc, Space>& A, const BView& B, const CView& C,
                                     const SpmmOptions& opts = {}) {
   return spmm_choose_algorithm(Space(), A, B, C, opts);
 }
 
+/// C = alpha * A * B + beta * C, reusing what `handle` keeps for A.
 template <class T, class Enc, class Space, class BView, class CView>
 void spmm(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, const Tensor<T, Enc, Space>& A,
           const BView& B, typename Tensor<T, Enc, Space>::value_type beta, const CView& C, SpmmHandle& handle) {
@@ -100,6 +109,7 @@ void spmm(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, 
   kernels::SpmmImpl<Space, T, Enc>::run(space, alpha, A, B, beta, C, handle);
 }
 
+/// Builds what it needs for this call alone.
 template <class T, class Enc, class Space, class BView, class CView>
 void spmm(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, const Tensor<T, Enc, Space>& A,
           const BView& B, typename Tensor<T, Enc, Space>::value_type beta, const CView& C,
@@ -109,12 +119,14 @@ void spmm(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, 
   spmm(space, alpha, A, B, beta, C, handle);
 }
 
+/// Runs on a default-constructed instance of A's execution space.
 template <class T, class Enc, class Space, class BView, class CView>
 void spmm(typename Tensor<T, Enc, Space>::value_type alpha, const Tensor<T, Enc, Space>& A, const BView& B,
           typename Tensor<T, Enc, Space>::value_type beta, const CView& C, SpmmHandle& handle) {
   spmm(Space(), alpha, A, B, beta, C, handle);
 }
 
+/// Runs on a default-constructed instance of A's execution space, for this call alone.
 template <class T, class Enc, class Space, class BView, class CView>
 void spmm(typename Tensor<T, Enc, Space>::value_type alpha, const Tensor<T, Enc, Space>& A, const BView& B,
           typename Tensor<T, Enc, Space>::value_type beta, const CView& C, const SpmmOptions& opts = {}) {

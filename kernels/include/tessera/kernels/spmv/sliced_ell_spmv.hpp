@@ -1,8 +1,9 @@
 #pragma once
-// tessera::spmv on a SlicedEll (formats/sliced_ell.hpp), host spaces only:
-// y = alpha * A * x + beta * y, x and y contiguous host Views of A's value type.
-// For a matrix multiplied many times on the host, make_sliced_ell(A) once and this
-// instead of the CSR spmv (impl/sliced_ell_spmv.hpp says by how much).
+/// \file
+/// tessera::spmv on a SlicedEll (formats/sliced_ell.hpp), host spaces only:
+/// y = alpha * A * x + beta * y, x and y contiguous host Views of A's value type.
+/// For a matrix multiplied many times on the host, make_sliced_ell(A) once and this
+/// instead of the CSR spmv (impl/sliced_ell_spmv.hpp says by how much).
 #include <cstdint>
 #include <type_traits>
 
@@ -18,9 +19,10 @@
 
 namespace tessera {
 
-// Auto: the AVX-512 loop where the CPU and value type allow it, else the portable one.
+/// Auto: the AVX-512 loop where the CPU and value type allow it, else the portable one.
 enum class SlicedEllKernel { Auto, Portable };
 
+/// y = alpha * A * x + beta * y on a host space; `kernel` picks the loop.
 template <class Space, class T, class XView, class YView>
 void spmv(const Space& space, typename SlicedEll<T>::value_type alpha, const SlicedEll<T>& A, const XView& x,
           typename SlicedEll<T>::value_type beta, const YView& y,
@@ -63,7 +65,7 @@ void spmv(const Space& space, typename SlicedEll<T>::value_type alpha, const Sli
       });
 }
 
-// Runs on a default-constructed instance of the default host execution space.
+/// Runs on a default-constructed instance of the default host execution space.
 template <class T, class XView, class YView>
 void spmv(typename SlicedEll<T>::value_type alpha, const SlicedEll<T>& A, const XView& x,
           typename SlicedEll<T>::value_type beta, const YView& y,

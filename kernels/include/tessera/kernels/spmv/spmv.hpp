@@ -1,8 +1,9 @@
 #pragma once
-// tessera::spmv — y = alpha * A * x + beta * y for a CSR-like tensor A. As in BLAS, y is
-// not read where beta is zero, and neither A nor x where alpha is zero.
-// Front end: static checks on types and spaces, run-time checks on shapes, then
-// kernels::SpmvImpl for A's execution space (impl/spmv_impl.hpp).
+/// \file
+/// tessera::spmv — y = alpha * A * x + beta * y for a CSR-like tensor A. As in BLAS, y is
+/// not read where beta is zero, and neither A nor x where alpha is zero.
+/// Front end: static checks on types and spaces, run-time checks on shapes, then
+/// kernels::SpmvImpl for A's execution space (impl/spmv_impl.hpp).
 #include <string>
 #include <type_traits>
 
@@ -17,6 +18,7 @@
 
 namespace tessera {
 
+/// y = alpha * A * x + beta * y on `space`.
 template <class T, class Enc, class Space, class XView, class YView>
 void spmv(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, const Tensor<T, Enc, Space>& A,
           const XView& x, typename Tensor<T, Enc, Space>::value_type beta, const YView& y) {
@@ -39,7 +41,7 @@ void spmv(const Space& space, typename Tensor<T, Enc, Space>::value_type alpha, 
   kernels::SpmvImpl<Space, T, Enc>::run(space, alpha, A, x, beta, y);
 }
 
-// Runs on a default-constructed instance of A's execution space.
+/// Runs on a default-constructed instance of A's execution space.
 template <class T, class Enc, class Space, class XView, class YView>
 void spmv(typename Tensor<T, Enc, Space>::value_type alpha, const Tensor<T, Enc, Space>& A, const XView& x,
           typename Tensor<T, Enc, Space>::value_type beta, const YView& y) {

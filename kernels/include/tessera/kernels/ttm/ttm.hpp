@@ -1,15 +1,18 @@
 #pragma once
-// Sparse tensor-times-matrix on a host execution space, B in CSF<3> (K x I x J):
-//   tessera::ttm<Policy, OutEnc>(B, C)    A(i,j,l) = sum_k B(k,i,j) * C(k,l)   C: K x L
-//   tessera::ttm_i<Policy, OutEnc>(B, C)  A(k,j,l) = sum_i B(k,i,j) * C(i,l)   C: I x L
-// C is CSR-like or Dense<2>. A is produced through the workspace `Policy` in OutEnc,
-// an order-3 encoding in natural mode order (CSF<3>, COOTensor<3>). The result's structure
-// is the same for every thread count, and so are its values bit for bit with the Dense,
-// Bucket, Hash and Map policies (and Auto, which picks Dense or Hash); Coord and SortOnce
-// sum an entry's products in the order their sort leaves equal keys, which moves with the
-// chunking, so their values may differ in the last bits (a sort that keeps insertion order
-// costs more than it is worth). To contract another mode, build B with
-// that mode first (or second) from the permuted COO.
+/// \file
+/// Sparse tensor-times-matrix on a host execution space, B in CSF<3> (K x I x J):
+/// \code{.unparsed}
+///   tessera::ttm<Policy, OutEnc>(B, C)    A(i,j,l) = sum_k B(k,i,j) * C(k,l)   C: K x L
+///   tessera::ttm_i<Policy, OutEnc>(B, C)  A(k,j,l) = sum_i B(k,i,j) * C(i,l)   C: I x L
+/// \endcode
+/// C is CSR-like or Dense<2>. A is produced through the workspace `Policy` in OutEnc,
+/// an order-3 encoding in natural mode order (CSF<3>, COOTensor<3>). The result's structure
+/// is the same for every thread count, and so are its values bit for bit with the Dense,
+/// Bucket, Hash and Map policies (and Auto, which picks Dense or Hash); Coord and SortOnce
+/// sum an entry's products in the order their sort leaves equal keys, which moves with the
+/// chunking, so their values may differ in the last bits (a sort that keeps insertion order
+/// costs more than it is worth). To contract another mode, build B with
+/// that mode first (or second) from the permuted COO.
 #include <Kokkos_Core.hpp>
 
 #include "tessera/core/tensor.hpp"
@@ -20,6 +23,7 @@
 
 namespace tessera {
 
+/// A(i,j,l) = sum_k B(k,i,j) * C(k,l) on `space`, through workspace Policy, into OutEnc.
 template <class Policy = workspace::Auto, class OutEnc = CSF<3>, class T, class EncC, class Space>
 Tensor<T, OutEnc, Space> ttm(const Space& space, const Tensor<T, CSF<3>, Space>& B, const Tensor<T, EncC, Space>& C,
                              const workspace::Options& options = {}, workspace::Report* report = nullptr) {
@@ -27,6 +31,7 @@ Tensor<T, OutEnc, Space> ttm(const Space& space, const Tensor<T, CSF<3>, Space>&
   return kernels::TtmImpl<Space, Policy, OutEnc, T, EncC>::ttm(space, B, C, options, report);
 }
 
+/// A(k,j,l) = sum_i B(k,i,j) * C(i,l) on `space`, through workspace Policy, into OutEnc.
 template <class Policy = workspace::Auto, class OutEnc = CSF<3>, class T, class EncC, class Space>
 Tensor<T, OutEnc, Space> ttm_i(const Space& space, const Tensor<T, CSF<3>, Space>& B, const Tensor<T, EncC, Space>& C,
                                const workspace::Options& options = {}, workspace::Report* report = nullptr) {
@@ -34,12 +39,13 @@ Tensor<T, OutEnc, Space> ttm_i(const Space& space, const Tensor<T, CSF<3>, Space
   return kernels::TtmImpl<Space, Policy, OutEnc, T, EncC>::ttm_i(space, B, C, options, report);
 }
 
-// Run on a default-constructed instance of the operands' execution space.
+/// Run on a default-constructed instance of the operands' execution space.
 template <class Policy = workspace::Auto, class OutEnc = CSF<3>, class T, class EncC, class Space>
 Tensor<T, OutEnc, Space> ttm(const Tensor<T, CSF<3>, Space>& B, const Tensor<T, EncC, Space>& C,
                              const workspace::Options& options = {}, workspace::Report* report = nullptr) {
   return ttm<Policy, OutEnc>(Space(), B, C, options, report);
 }
+/// ttm_i on a default-constructed instance of the operands' execution space.
 template <class Policy = workspace::Auto, class OutEnc = CSF<3>, class T, class EncC, class Space>
 Tensor<T, OutEnc, Space> ttm_i(const Tensor<T, CSF<3>, Space>& B, const Tensor<T, EncC, Space>& C,
                                const workspace::Options& options = {}, workspace::Report* report = nullptr) {

@@ -1,7 +1,8 @@
 #pragma once
-// Bucket accumulation array: L = extent of the first output level buckets, h = i
-// (the level-0 coordinate). Each bucket chains its slots; sorting visits the
-// touched buckets in order and sorts only within a bucket, by the remaining key.
+/// \file
+/// Bucket accumulation array: L = extent of the first output level buckets, h = i
+/// (the level-0 coordinate). Each bucket chains its slots; sorting visits the
+/// touched buckets in order and sorts only within a bucket, by the remaining key.
 #include <algorithm>
 #include <cstdint>
 
@@ -11,13 +12,15 @@
 
 namespace tessera::workspace {
 
+/// Accumulation array of the Bucket policy (see the file's comment).
 template <class T, int N>
 class BucketAccumulation {
  public:
+  /// Arrays report their bytes to `meter`.
   explicit BucketAccumulation(ByteMeter* meter)
       : heads_(meter), touched_(meter), keys_(meter), vals_(meter), next_(meter), order_(meter) {}
 
-  // Every head is `none` between accumulations: clear() resets only touched buckets.
+  /// Every head is `none` between accumulations: clear() resets only touched buckets.
   void reset(const KeySpace<N>& space, std::int64_t capacity) {
     space_ = space;
     capacity_ = std::max<std::int64_t>(capacity, 1);
@@ -33,8 +36,10 @@ class BucketAccumulation {
     order_.reserve_exact(capacity_);
     clear();
   }
+  /// No entry since the last clear().
   bool empty() const { return keys_.empty(); }
 
+  /// Appends one entry to the chain of its bucket; false: full, nothing inserted.
   bool insert(std::int64_t key, T v) {
     const std::int64_t slot = keys_.size();
     if (slot == capacity_) return false;
@@ -47,6 +52,7 @@ class BucketAccumulation {
     return true;
   }
 
+  /// The entries by ascending key (equal keys may repeat).
   SortedRun<T> sort() {
     std::int32_t* touched = touched_.data();
     std::sort(touched, touched + touched_.size());
@@ -65,6 +71,7 @@ class BucketAccumulation {
     return {keys, vals_.data(), order, n};
   }
 
+  /// Empties the array, keeping its memory.
   void clear() {
     for (std::int64_t t = 0; t < touched_.size(); ++t) heads_[touched_[t]] = none;
     touched_.clear();

@@ -1,6 +1,7 @@
 #pragma once
-// Coord accumulation array: entries are appended as they come (duplicates kept);
-// when full, the slot ids are sorted lexicographically by coordinates (= by key).
+/// \file
+/// Coord accumulation array: entries are appended as they come (duplicates kept);
+/// when full, the slot ids are sorted lexicographically by coordinates (= by key).
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
@@ -11,11 +12,14 @@
 
 namespace tessera::workspace {
 
+/// Accumulation array of the Coord policy (see the file's comment).
 template <class T, int N>
 class CoordAccumulation {
  public:
+  /// Arrays report their bytes to `meter`.
   explicit CoordAccumulation(ByteMeter* meter) : keys_(meter), vals_(meter), order_(meter) {}
 
+  /// Starts an accumulation of at most `capacity` entries.
   void reset(const KeySpace<N>&, std::int64_t capacity) {
     capacity_ = std::max<std::int64_t>(capacity, 1);
     keys_.reserve_exact(capacity_);
@@ -23,9 +27,10 @@ class CoordAccumulation {
     order_.reserve_exact(capacity_);
     clear();
   }
+  /// No entry since the last clear().
   bool empty() const { return keys_.empty(); }
 
-  // false: full, nothing inserted.
+  /// false: full, nothing inserted.
   bool insert(std::int64_t key, T v) {
     if (keys_.size() == capacity_) return false;
     keys_.push_back(key);
@@ -33,6 +38,7 @@ class CoordAccumulation {
     return true;
   }
 
+  /// The entries by ascending key (equal keys may repeat).
   SortedRun<T> sort() {
     const std::int64_t n = keys_.size();
     order_.resize(n);
@@ -42,6 +48,7 @@ class CoordAccumulation {
     return {keys, vals_.data(), order, n};
   }
 
+  /// Empties the array, keeping its memory.
   void clear() {
     keys_.clear();
     vals_.clear();

@@ -1,8 +1,9 @@
 #pragma once
-// NmSpmmImpl for Kokkos::Cuda: the tiled CUDA-core kernel for float VNM weights
-// (cuda/vnm_spmm.hpp) and the sparse-tensor-core kernel for half_t / bf16_t NV24 weights
-// (cuda/nv24_spmm.hpp), on the instance's stream. The VNM stage plan and the NV24
-// launches live in the caller's NmSpmmHandle.
+/// \file
+/// NmSpmmImpl for Kokkos::Cuda: the tiled CUDA-core kernel for float VNM weights
+/// (cuda/vnm_spmm.hpp) and the sparse-tensor-core kernel for half_t / bf16_t NV24 weights
+/// (cuda/nv24_spmm.hpp), on the instance's stream. The VNM stage plan and the NV24
+/// launches live in the caller's NmSpmmHandle.
 #include "tessera/kernels/common/cuda_config.hpp"
 #include "tessera/kernels/nm_spmm/impl/nm_spmm_impl.hpp"
 
@@ -22,10 +23,12 @@ namespace tessera::kernels {
 
 namespace cuda {
 
+/// True for LayoutRight and LayoutLeft Views (the layouts the CUDA kernels take).
 template <class View>
 constexpr bool is_right_or_left_v = std::is_same_v<typename View::array_layout, Kokkos::LayoutRight> ||
                                     std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft>;
 
+/// The raw arguments of vnm_spmm for C = A * B with `stages`, B's stage plan.
 template <class AView, class CView>
 VnmSpmmArgs make_vnm_args(const AView& A, const Tensor<float, VNM, Kokkos::Cuda>& B,
                           const VnmStages<Kokkos::Cuda>& stages, const CView& C) {
@@ -57,19 +60,21 @@ VnmSpmmArgs make_vnm_args(const AView& A, const Tensor<float, VNM, Kokkos::Cuda>
   return a;
 }
 
-// What an NmSpmmHandle keeps for an NV24 weight: the launch per value type, batch size m and
-// whether it was timed (the weight fixes n and k).
+/// What an NmSpmmHandle keeps for an NV24 weight: the launch per value type, batch size m and
+/// whether it was timed (the weight fixes n and k).
 struct Nv24CudaState {
-  std::map<std::tuple<int, std::int64_t, bool>, Nv24Launch> launches;
+  std::map<std::tuple<int, std::int64_t, bool>, Nv24Launch> launches;  ///< launch per (value type, m, timed)
 };
 
 }  // namespace cuda
 
+/// VNM weights on Kokkos::Cuda, float: the tiled CUDA-core kernel (vnm_spmm).
 template <>
 struct NmSpmmImpl<Kokkos::Cuda, Tensor<float, VNM, Kokkos::Cuda>> {
-  using Space = Kokkos::Cuda;
-  using Weight = Tensor<float, VNM, Space>;
+  using Space = Kokkos::Cuda;                ///< The execution space.
+  using Weight = Tensor<float, VNM, Space>;  ///< The weight's type.
 
+  /// C = A * B with the algorithm the handle's options name (Auto: CudaTiled for these layouts).
   template <class AView, class CView>
   static void run(const Space& space, const AView& A, const Weight& B, const CView& C, NmSpmmHandle& handle) {
     constexpr bool layouts_apply = cuda::is_right_or_left_v<AView> && cuda::is_right_or_left_v<CView>;
@@ -87,7 +92,7 @@ struct NmSpmmImpl<Kokkos::Cuda, Tensor<float, VNM, Kokkos::Cuda>> {
   }
 
  private:
-  // The handle's stage plan for B, built on first use (from a host copy of B's meta).
+  /// The handle's stage plan for B, built on first use (from a host copy of B's meta).
   static const VnmStages<Space>& stages(const Space& space, const Weight& B, NmSpmmHandle& handle) {
     if (const auto* kept = handle.state().get<VnmStages<Space>>()) return *kept;
     cuda::require_not_capturing(space.cuda_stream(), "tessera::nm_spmm", "builds the weight's stage plan");
@@ -99,11 +104,13 @@ struct NmSpmmImpl<Kokkos::Cuda, Tensor<float, VNM, Kokkos::Cuda>> {
   }
 };
 
+/// NV24 weights on Kokkos::Cuda, half_t or bf16_t: the sparse-tensor-core kernel (nv24_spmm).
 template <class T>
 struct NmSpmmImpl<Kokkos::Cuda, Nv24Tensor<T, Kokkos::Cuda>, std::enable_if_t<is_nv24_tensor_core_value_v<T>>> {
-  using Space = Kokkos::Cuda;
-  using Weight = Nv24Tensor<T, Space>;
+  using Space = Kokkos::Cuda;           ///< The execution space.
+  using Weight = Nv24Tensor<T, Space>;  ///< The weight's type.
 
+  /// C = A * B with the algorithm the handle's options name (Auto: SparseTensorCore).
   template <class AView, class CView>
   static void run(const Space& space, const AView& A, const Weight& B, const CView& C, NmSpmmHandle& handle) {
     const NmSpmmAlgorithm a = handle.options().algorithm;
@@ -142,8 +149,8 @@ struct NmSpmmImpl<Kokkos::Cuda, Nv24Tensor<T, Kokkos::Cuda>, std::enable_if_t<is
   }
 
  private:
-  // The handle's launch for this batch size: estimated, or with options().tune timed, once
-  // (the estimate while the stream is being captured, without keeping it).
+  /// The handle's launch for this batch size: estimated, or with options().tune timed, once
+  /// (the estimate while the stream is being captured, without keeping it).
   static cuda::Nv24Launch launch(const Space& space, const cuda::Nv24Args& args, NmSpmmHandle& handle) {
     const bool tune = handle.options().tune;
     cuda::Nv24CudaState* st = handle.state().get<cuda::Nv24CudaState>();

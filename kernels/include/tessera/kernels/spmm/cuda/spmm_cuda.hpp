@@ -1,7 +1,8 @@
 #pragma once
-// SpmmImpl for Kokkos::Cuda: the TCA-SpMM kernels of spmm_tca.hpp (tensor cores, or the
-// CUDA-core row split) for float, double and half_t tensors with int offsets and column ids,
-// on the instance's stream. The plan and the tuned picks live in the caller's SpmmHandle.
+/// \file
+/// SpmmImpl for Kokkos::Cuda: the TCA-SpMM kernels of spmm_tca.hpp (tensor cores, or the
+/// CUDA-core row split) for float, double and half_t tensors with int offsets and column ids,
+/// on the instance's stream. The plan and the tuned picks live in the caller's SpmmHandle.
 #include "tessera/kernels/common/cuda_config.hpp"
 #include "tessera/kernels/spmm/impl/spmm_impl.hpp"
 
@@ -19,10 +20,12 @@ namespace tessera::kernels {
 
 namespace cuda {
 
+/// Value types of the TCA-SpMM kernels: float, double, half_t.
 template <class T>
 constexpr bool tca_value_supported_v = std::is_same_v<T, float> || std::is_same_v<T, double> ||
                                        std::is_same_v<T, Kokkos::Experimental::half_t>;
 
+/// Element type tag of T.
 template <class T>
 constexpr TcaType tca_type_of() {
   if constexpr (std::is_same_v<T, float>) return TcaType::F32;
@@ -30,6 +33,7 @@ constexpr TcaType tca_type_of() {
   else return TcaType::F16;  // Kokkos::Experimental::half_t stores a __half
 }
 
+/// The raw arguments of spmm_tca for C = alpha * A * B + beta * C, A rows x cols in CSR arrays.
 template <class T, class PosView, class CrdView, class ValView, class BView, class CView>
 TcaArgs make_tca_args(double alpha, const PosView& pos, const CrdView& crd, const ValView& vals, const BView& B,
                       double beta, const CView& C, std::int64_t rows, std::int64_t cols) {
@@ -50,25 +54,28 @@ TcaArgs make_tca_args(double alpha, const PosView& pos, const CrdView& crd, cons
   return a;
 }
 
-// What an SpmmHandle keeps on Kokkos::Cuda: the matrix's plan (it depends on the pattern
-// only) and tca_tune's picks per shape of the other operands and L2 state.
+/// What an SpmmHandle keeps on Kokkos::Cuda: the matrix's plan (it depends on the pattern
+/// only) and tca_tune's picks per shape of the other operands and L2 state.
 struct SpmmCudaState {
-  // value type, N, B read in place, C row-major, TF32 allowed, L2 state
+  /// value type, N, B read in place, C row-major, TF32 allowed, L2 state
   using TuneKey = std::tuple<int, std::int64_t, bool, bool, bool, int>;
-  std::shared_ptr<const TcaPlan> plan;
-  std::map<TuneKey, TcaKernel> tuned;
+  std::shared_ptr<const TcaPlan> plan;  ///< the matrix's plan
+  std::map<TuneKey, TcaKernel> tuned;   ///< tca_tune's pick per TuneKey
 };
 
 }  // namespace cuda
 
+/// T and Enc's index types (int offsets and column ids) have TCA-SpMM kernels.
 template <class T, class Enc>
 constexpr bool has_tca_v = cuda::tca_value_supported_v<T> && std::is_same_v<typename Enc::offset_type, int> &&
                            std::is_same_v<typename Enc::ordinal_type, int>;
 
+/// CSR-like tensors on Kokkos::Cuda that the TCA-SpMM kernels take.
 template <class T, class Enc>
 struct SpmmImpl<Kokkos::Cuda, T, Enc, std::enable_if_t<has_tca_v<T, Enc>>> {
-  using Space = Kokkos::Cuda;
+  using Space = Kokkos::Cuda;  ///< The execution space.
 
+  /// The algorithm run() would run (Auto resolved).
   template <class BView, class CView>
   static SpmmAlgorithm choose(const Space& space, const Tensor<T, Enc, Space>& A, const BView& B, const CView& C,
                               SpmmHandle& handle) {
@@ -79,6 +86,7 @@ struct SpmmImpl<Kokkos::Cuda, T, Enc, std::enable_if_t<has_tca_v<T, Enc>>> {
     return to_algorithm(pick(space, state(space, A, handle), args, opts));
   }
 
+  /// C = alpha * A * B + beta * C with the algorithm the handle's options name.
   template <class BView, class CView>
   static void run(const Space& space, T alpha, const Tensor<T, Enc, Space>& A, const BView& B, T beta, const CView& C,
                   SpmmHandle& handle) {
@@ -109,8 +117,8 @@ struct SpmmImpl<Kokkos::Cuda, T, Enc, std::enable_if_t<has_tca_v<T, Enc>>> {
                                   A.extent(1));
   }
 
-  // The handle's plan for A, built on first use (from host copies of the pattern: it
-  // synchronizes, so not while the stream is being captured).
+  /// The handle's plan for A, built on first use (from host copies of the pattern: it
+  /// synchronizes, so not while the stream is being captured).
   static cuda::SpmmCudaState& state(const Space& space, const Tensor<T, Enc, Space>& A, SpmmHandle& handle) {
     if (auto* kept = handle.state().get<cuda::SpmmCudaState>()) return *kept;
     cuda::require_not_capturing(space.cuda_stream(), "tessera::spmm", "builds the matrix's plan");
@@ -121,8 +129,8 @@ struct SpmmImpl<Kokkos::Cuda, T, Enc, std::enable_if_t<has_tca_v<T, Enc>>> {
         cuda::SpmmCudaState{cuda::TcaPlan::build(pos.data(), A.extent(0), 0, 0, crd.data()), {}});
   }
 
-  // Auto's kernel: the rule on the plan's statistics, or with opts.tune the faster of the two
-  // as timed once per shape (the rule's pick while the stream is being captured).
+  /// Auto's kernel: the rule on the plan's statistics, or with opts.tune the faster of the two
+  /// as timed once per shape (the rule's pick while the stream is being captured).
   static cuda::TcaKernel pick(const Space& space, cuda::SpmmCudaState& st, const cuda::TcaArgs& args,
                               const SpmmOptions& opts) {
     if (!opts.tune) return cuda::tca_choose(*st.plan, args, opts.allow_tf32);
