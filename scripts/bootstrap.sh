@@ -24,7 +24,8 @@ T0=$SECONDS
 
 usage() {
   cat <<'EOF'
-Usage: scripts/bootstrap.sh [--cuda] [--jobs N] [--kokkos-src DIR [--kokkos-kernels-src DIR]] [MODE]
+Usage: scripts/bootstrap.sh [--cuda] [--jobs N] [--kokkos-src DIR [--kokkos-kernels-src DIR]]
+                           [--without-kokkos-kernels] [MODE]
 
 Prepares Kokkos 3.4.1 (+ Kokkos Kernels 3.4.1 for the host configuration) for
 Tessera and installs it under ${TESSERA_DEPS_DIR:-$HOME/.cache/tessera-deps}/<cfg>-<hash>.
@@ -37,6 +38,9 @@ Tessera and installs it under ${TESSERA_DEPS_DIR:-$HOME/.cache/tessera-deps}/<cf
                        covers every file of DIR. No Kokkos Kernels unless given:
   --kokkos-kernels-src DIR
                        Kokkos Kernels source folder of the same major.minor (host only)
+  --without-kokkos-kernels
+                       Kokkos alone for the host configuration, into <cfg>-core-<hash>
+                       (what the demo needs: minutes less on a bare machine)
 Modes (default: install missing Debian packages, fetch, patch, build, install):
   --print-prefix       print the install prefix of the chosen configuration and exit
   --sources-only DIR   only put the extracted, patched kokkos/ and kokkos-kernels/
@@ -54,13 +58,14 @@ step() { printf '==> [%4ds] %s\n' "$((SECONDS - T0))" "$*" >&2; }
 die()  { printf 'bootstrap.sh: error: %s\n' "$*" >&2; exit 1; }
 
 # ---------------------------------------------------------------- arguments
-CFG=host MODE=build MODE_DIR="" JOBS=$(nproc 2>/dev/null || echo 2) KOKKOS_SRC="" KK_SRC=""
+CFG=host MODE=build MODE_DIR="" JOBS=$(nproc 2>/dev/null || echo 2) KOKKOS_SRC="" KK_SRC="" NO_KK=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --cuda) CFG=cuda ;;
     --jobs) [[ $# -ge 2 ]] || die "--jobs needs a number"; JOBS=$2; shift ;;
     --jobs=*) JOBS=${1#*=} ;;
     --print-prefix) MODE=print ;;
+    --without-kokkos-kernels) NO_KK=1 ;;
     --sources-only|--from-sources)
       [[ $# -ge 2 && $2 != -* ]] || die "$1 needs a folder (got '${2:-}'; write ./$2 for a folder named so)"
       MODE=${1#--}; MODE_DIR=$2; shift ;;
@@ -115,7 +120,7 @@ KK_OPTS=(
   -DKokkosKernels_ENABLE_TPL_CUSPARSE=OFF -DKokkosKernels_ENABLE_TPL_CUBLAS=OFF
   -DKokkosKernels_ENABLE_TESTS=OFF -DKokkosKernels_ENABLE_EXAMPLES=OFF
 )
-BUILD_KK=$([[ $CFG == host && ( -z $KOKKOS_SRC || -n $KK_SRC ) ]] && echo 1 || echo 0)
+BUILD_KK=$([[ $CFG == host && $NO_KK == 0 && ( -z $KOKKOS_SRC || -n $KK_SRC ) ]] && echo 1 || echo 0)
 
 # ---------------------------------------------------------------- sources brought by the user
 # "<major>.<minor>.<patch>" from the set(<Pkg>_VERSION_MAJOR 4) ... lines of a source
@@ -173,6 +178,8 @@ KEY=$( { echo "$SRC_KEY $CFG"; [[ $CFG == cuda ]] && echo "compiler: <prefix>/bi
        } | sha256sum | cut -c1-12)
 PREFIX=$DEPS_ROOT/$CFG-$KEY
 [[ -z $KOKKOS_SRC ]] || PREFIX=$DEPS_ROOT/$CFG-kokkos-$KOKKOS_VERSION-$KEY
+# Kokkos alone where Kokkos Kernels would have come with it: a name (and build folder) of its own.
+[[ $NO_KK == 1 && $CFG == host && -z $KOKKOS_SRC ]] && PREFIX=$DEPS_ROOT/$CFG-core-$KEY
 STAMP=$PREFIX/.tessera-deps-complete
 SRC_STAMP_NAME=.tessera-sources   # inside a sources folder: its SRC_KEY
 
@@ -231,7 +238,7 @@ enable_deb_src() {
 # ---------------------------------------------------------------- step: packages
 PKGS=(build-essential cmake ninja-build pkg-config libopenmpi-dev openmpi-bin
       libgtest-dev libgmock-dev libbenchmark-dev libeigen3-dev zlib1g-dev dpkg-dev python3
-      libpetsc-real-dev clang libclang-rt-dev)
+      libpetsc-real-dev clang libclang-rt-dev doxygen)
 ensure_packages() {
   local missing=() p
   for p in "${PKGS[@]}"; do

@@ -8,6 +8,13 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 usage_if_asked "${BASH_SOURCE[0]}" 2,6 "$@"
 parse_common_args "$@"
+# The demo needs Kokkos alone: it reuses the test configuration's install where that is there,
+# and otherwise builds Kokkos without Kokkos Kernels (most of a bare machine's bootstrap).
+if [[ $CFG == host && ${#KOKKOS_ARGS[@]} -eq 0 &&
+      ! -f $("$REPO/scripts/bootstrap.sh" --print-prefix)/.tessera-deps-complete ]]; then
+  KOKKOS_ARGS+=(--without-kokkos-kernels)
+fi
+TARGETS+=(spmm_pipeline)
 bootstrap_and_build
 
 export OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}
