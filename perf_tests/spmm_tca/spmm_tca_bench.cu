@@ -7,7 +7,10 @@
 //   fp64: A, B, C double (ours: the CUDA-core row split, the only fp64 kernel; cuSPARSE:
 //         CUDA_R_64F, compute CUDA_R_64F).
 // Ours runs the kernel tca_choose picks (the 'kernel' column); --kernel tc | rowsplit
-// forces one, for comparing them; --kernel tuned runs what tca_tune measures to be faster
+// forces one, for comparing them; --kernel cudacore runs what tessera::spmm's Auto runs for
+// fp32 without TF32 and fp64 (its 'tf32' rows then compute in fp32): the row-block SpMM
+// (spmm_row_blocks.hpp) where spmm_row_blocks_preferred says so and B and C are row-major, the
+// row split otherwise; --kernel tuned runs what tca_tune measures to be faster
 // (once per matrix, N and precision, before the timed calls, as cuSPARSE's baseline is the
 // fastest of its configurations by measurement), timed from the L2 state the bench times
 // in unless --tune-cache cold | warm says otherwise.
@@ -48,6 +51,7 @@
 #include "../common/event_timing.hpp"
 #include "tca_harness.hpp"
 #include "tessera/core/command_line.hpp"
+#include "tessera/kernels/spmm/cuda/spmm_row_blocks.hpp"
 #include "tessera/kernels/spmm/cuda/spmm_tca.hpp"
 
 namespace kc = tessera::kernels::cuda;
@@ -159,7 +163,7 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
   const auto tune_start = std::chrono::steady_clock::now();
   const kc::TcaKernel kernel =
       kernel_choice == "tc"         ? kc::TcaKernel::TensorCore
-      : kernel_choice == "rowsplit" ? kc::TcaKernel::CudaCoreRowSplit
+      : kernel_choice == "rowsplit" || kernel_choice == "cudacore" ? kc::TcaKernel::CudaCoreRowSplit
       : kernel_choice == "tuned"    ? kc::tca_tune(plan, a, /*allow_tf32=*/true, nullptr, tune_cache)
                                     : kc::tca_choose(plan, a, /*allow_tf32=*/true);
   if (kernel_choice == "tuned")
@@ -167,7 +171,27 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
   res.kernel = kc::to_string(kernel);
   if (kernel == kc::TcaKernel::TensorCore && plan.stats().shared_columns) res.kernel += "/shared";
   if (kc::tca_runs_clusters(plan, kernel, a)) res.kernel += "/clusters";
-  res.ours_ms = time_ms([&] { kc::spmm_tca(&plan, kernel, a, nullptr); });
+  constexpr bool kRowBlockType = std::is_same_v<T, float> || std::is_same_v<T, double>;
+  if (kernel_choice == "cudacore" && kRowBlockType && !dense_col_major &&
+      kc::spmm_row_blocks_preferred(A.rows, A.nnz(), n)) {
+    kc::RowBlockSpmmArgs rb;
+    rb.type = std::is_same_v<T, double> ? kc::SpmvType::F64 : kc::SpmvType::F32;
+    rb.rows = A.rows;
+    rb.cols = A.cols;
+    rb.n = n;
+    rb.pos = dpos;
+    rb.crd = dcrd;
+    rb.vals = dval;
+    rb.B = dB;
+    rb.ldb = n;
+    rb.C = dC;
+    rb.ldc = n;
+    const auto rb_plan = kc::spmm_row_blocks_plan(dpos, kc::SpmvOffset::I32, A.rows, n, nullptr);
+    res.kernel = "RowBlocks";
+    res.ours_ms = time_ms([&] { kc::spmm_row_blocks(*rb_plan, rb, nullptr); });
+  } else {
+    res.ours_ms = time_ms([&] { kc::spmm_tca(&plan, kernel, a, nullptr); });
+  }
   const auto free_operands = [&] {
     for (void* p : {static_cast<void*>(dpos), static_cast<void*>(dcrd), static_cast<void*>(dval),
                     static_cast<void*>(dB), static_cast<void*>(dC)})
@@ -236,7 +260,7 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
 
 constexpr const char* kUsage =
     "usage: spmm_tca_bench [matrix_dir] [--reps R] [--n 32,64,...] [--synthetic-only | --real-only] [--ours-only]\n"
-    "                      [--kernel auto | tc | rowsplit | tuned] [--prec fp16,bf16,tf32,fp64] [--row-chunk R]\n"
+    "                      [--kernel auto | tc | rowsplit | cudacore | tuned] [--prec fp16,bf16,tf32,fp64] [--row-chunk R]\n"
     "                      [--dense row | col] [--shared-min-reuse X] [--warm-l2] [--tune-cache cold | warm]\n"
     "(what each option does: the comment at the top of spmm_tca_bench.cu)\n";
 
@@ -267,8 +291,9 @@ int main(int argc, char** argv) {
         if (tune_cache_arg != "cold" && tune_cache_arg != "warm") throw Error("--tune-cache takes cold or warm");
       } else if (cl.is("--kernel")) {
         kernel_choice = cl.text();
-        if (kernel_choice != "auto" && kernel_choice != "tc" && kernel_choice != "rowsplit" && kernel_choice != "tuned")
-          throw Error("--kernel takes auto, tc, rowsplit or tuned");
+        if (kernel_choice != "auto" && kernel_choice != "tc" && kernel_choice != "rowsplit" &&
+            kernel_choice != "cudacore" && kernel_choice != "tuned")
+          throw Error("--kernel takes auto, tc, rowsplit, cudacore or tuned");
       } else if (cl.is("--prec")) {
         precs.clear();
         std::stringstream ss(cl.text());

@@ -33,6 +33,74 @@ TYPED_TEST(Kernels, SpmvEdgeCases) {
   }
 }
 
+// op(A) = A^T on CSR and both ops on CSC (the transposed view of its CSR arrays), through
+// options alone and through a handle (on Kokkos::Cuda: with the matrix's plan).
+TYPED_TEST(Kernels, SpmvTransposedAndCsc) {
+  using tessera::Op;
+  using tessera_test::CsrSpmv;
+  const CsrSpmv transposed{Op::Transpose, false}, transposed_handle{Op::Transpose, true},
+      plain_handle{Op::NoTranspose, true};
+  for (const auto& c : tessera_test::edge_case_matrices(37)) {
+    check_spmv<double, TypeParam, false, CsrSpmv>(c.coo, 1.0, 0.0, 21, c.name, transposed);
+    check_spmv<double, TypeParam, false, CsrSpmv>(c.coo, -0.5, 2.0, 22, c.name, transposed_handle);
+    check_spmv<float, TypeParam, false, CsrSpmv>(c.coo, 1.5, 0.5, 23, c.name, transposed);
+    check_spmv<double, TypeParam, false, CsrSpmv>(c.coo, 1.0, -1.0, 24, c.name, plain_handle);
+    check_spmv<double, TypeParam, false, CsrSpmv, tessera::CSC>(c.coo, 1.0, 0.0, 25, c.name, CsrSpmv{});
+    check_spmv<double, TypeParam, false, CsrSpmv, tessera::CSC>(c.coo, 0.5, 1.5, 26, c.name, transposed_handle);
+    check_spmv<float, TypeParam, false, CsrSpmv, tessera::CSC>(c.coo, 2.0, 0.0, 27, c.name, plain_handle);
+    check_spmv<double, TypeParam, true, CsrSpmv>(c.coo, 1.0, 0.25, 28, c.name, transposed);
+  }
+}
+
+// Rows longer than a CUDA plan's row block (kSpmvStreamNnz nonzeros) and than its chunks, among
+// short and empty ones: with a handle they run in chunks, without one in a single block; int64
+// row offsets too.
+HostCoo<double> long_rows_coo() {
+  HostCoo<double> coo = tessera_test::random_coo({3000, 90000}, 6000, 43);
+  for (const std::int64_t row : {5, 100, 2999})  // 90000, 5000 and 45000 entries
+    for (std::int64_t j = 0; j < 90000; j += (row == 5 ? 1 : row == 100 ? 18 : 2)) {
+      coo.coords.push_back(row);
+      coo.coords.push_back(j);
+      coo.values.push_back(0.001 * static_cast<double>(j % 89) - 0.04);
+    }
+  return coo;
+}
+
+TYPED_TEST(Kernels, SpmvRowsLongerThanThePlansCut) {
+  using tessera::Op;
+  using tessera_test::CsrSpmv;
+  const HostCoo<double> coo = long_rows_coo();
+  using Csr64 = tessera::WithIndexTypes<tessera::CSR, int, std::int64_t>;
+  for (const Op op : {Op::NoTranspose, Op::Transpose}) {
+    check_spmv<double, TypeParam, false, CsrSpmv>(coo, 1.0, 0.0, 51, "long rows", CsrSpmv{op, true});
+    check_spmv<double, TypeParam, false, CsrSpmv>(coo, 0.5, -1.0, 52, "long rows", CsrSpmv{op, false});
+    check_spmv<float, TypeParam, false, CsrSpmv>(coo, 1.0, 0.5, 53, "long rows", CsrSpmv{op, true});
+    check_spmv<double, TypeParam, false, CsrSpmv, Csr64>(coo, 2.0, 0.5, 54, "long rows int64", CsrSpmv{op, true});
+  }
+}
+
+// The same rows for SpMM with few columns (on Kokkos::Cuda: the row blocks' chunks, one lane
+// count per N), and with more.
+TYPED_TEST(Kernels, SpmmRowsLongerThanAPlansBlock) {
+  const HostCoo<double> coo = long_rows_coo();
+  for (const std::int64_t n : {1, 3, 8, 16, 20}) {
+    check_spmm<double, Kokkos::LayoutRight, TypeParam>(coo, n, 1.0, 0.0, 61, "long rows");
+    check_spmm<float, Kokkos::LayoutRight, TypeParam>(coo, n, 0.5, -1.0, 62, "long rows");
+  }
+}
+
+TYPED_TEST(Kernels, SpmmTransposedAndCsc) {
+  using tessera::Op;
+  for (const auto& c : tessera_test::edge_case_matrices(47))
+    for (std::int64_t n : {1, 7, 33}) {
+      check_spmm<double, Kokkos::LayoutRight, TypeParam>(c.coo, n, 1.0, 0.0, 31, c.name, {}, -1, Op::Transpose);
+      check_spmm<float, Kokkos::LayoutLeft, TypeParam>(c.coo, n, 0.5, 1.5, 32, c.name, {}, -1, Op::Transpose);
+      check_spmm<double, Kokkos::LayoutLeft, TypeParam, tessera::CSC>(c.coo, n, 1.0, 0.5, 33, c.name);
+      check_spmm<double, Kokkos::LayoutRight, TypeParam, tessera::CSC>(c.coo, n, -1.0, 0.0, 34, c.name, {}, -1,
+                                                                        Op::Transpose);
+    }
+}
+
 TYPED_TEST(Kernels, SpmmEdgeCasesBothLayouts) {
   for (const auto& c : tessera_test::edge_case_matrices(41))
     for (std::int64_t n : {1, 7, 16, 33}) {
@@ -47,6 +115,9 @@ TYPED_TEST(Kernels, SpmvAndSpmmOnEveryRealMatrix) {
   for (const auto& path : tessera_test::real_matrix_paths()) {
     const auto coo = tessera::io::read_matrix_market(path);
     check_spmv<double, TypeParam>(coo, 1.0, 0.5, 9, path);
+    check_spmv<double, TypeParam, false, tessera_test::CsrSpmv>(coo, 1.0, 0.0, 19, path,
+                                                               {tessera::Op::NoTranspose, true});
+    check_spmv<double, TypeParam, false, tessera_test::CsrSpmv>(coo, -1.0, 0.5, 29, path, {tessera::Op::Transpose, true});
     check_spmm<double, Kokkos::LayoutRight, TypeParam>(coo, 8, 1.0, 0.0, 10, path);
   }
 }

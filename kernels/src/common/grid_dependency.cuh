@@ -11,8 +11,12 @@
 #include <utility>
 
 #include "cuda_support.hpp"
+#include "device_info.hpp"
 
 namespace tessera::kernels::cuda {
+
+// Programmatic dependent launches need compute capability 9.0 on the current device.
+inline bool programmatic_launches() { return device_info().major >= 9; }
 
 // In the earlier kernel: blocks of the dependent kernel may be scheduled from now on.
 __device__ __forceinline__ void allow_dependent_grid_launch() {

@@ -153,4 +153,10 @@ inline constexpr bool is_csr_like_v =
     is_encoding_v<E> && E::order == 2 && E::mode_order[0] == 0 && E::mode_order[1] == 1 &&
     E::level_kinds[0] == LevelKind::Dense && E::level_kinds[1] == LevelKind::Compressed;
 
+/// CSC-like = {Dense, Compressed} in column order: the arrays of a CSR tensor of the transpose.
+template <class E>
+inline constexpr bool is_csc_like_v =
+    is_encoding_v<E> && E::order == 2 && E::mode_order[0] == 1 && E::mode_order[1] == 0 &&
+    E::level_kinds[0] == LevelKind::Dense && E::level_kinds[1] == LevelKind::Compressed;
+
 }  // namespace tessera

@@ -56,9 +56,6 @@ const T* row_major_b(const TcaArgs& a, DeviceBuffer<T>& packed, long long& ldb, 
   return packed.ptr;
 }
 
-// Programmatic dependent launches (grid_dependency.cuh) need compute capability 9.0.
-bool programmatic_launches() { return device_info().major >= 9; }
-
 // C rows of the split windows or rows = alpha * (the sums of their parts in ws, rows of ws_ld) + beta * C,
 // blocks of kFinalizeBlockWarps slots (TcaPlan::build) times 32-column tiles.
 // Launched as the SpMM kernel's programmatic dependent: its blocks are scheduled while the

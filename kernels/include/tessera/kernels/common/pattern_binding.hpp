@@ -102,6 +102,8 @@ class PatternBinding {
   /// For the handle a call given options makes for itself: it serves that call alone, so no
   /// fingerprint is taken.
   void serve_single_call() noexcept { single_call_ = true; }
+  /// True when it serves one call alone (serve_single_call()): nothing it keeps is reused.
+  bool single_call() const noexcept { return single_call_; }
 
  private:
   template <class... Views>

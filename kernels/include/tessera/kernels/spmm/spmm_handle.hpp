@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Options of tessera::spmm and the handle that keeps what a sequence of calls on one matrix
-/// reuses (on Kokkos::Cuda: the matrix's plan and the tuned kernel picks).
+/// reuses (on Kokkos::Cuda: the matrix's plans and the tuned kernel picks).
 #include <cstdint>
 
 #include "tessera/kernels/common/basic_handle.hpp"
@@ -9,7 +9,7 @@
 namespace tessera {
 
 /// Algorithm of tessera::spmm (see spmm.hpp).
-enum class SpmmAlgorithm { Auto, Native, TensorCore, CudaCoreRowSplit };
+enum class SpmmAlgorithm { Auto, Native, TensorCore, CudaCoreRowSplit, CudaRowBlocks };
 /// Row loop of Native on host spaces (SpmmOptions::host_loop).
 enum class SpmmHostLoop { Auto, Portable };
 /// Stores of C by the AVX-512 loop (SpmmOptions::output_stores).
@@ -27,6 +27,7 @@ inline const char* to_string(SpmmAlgorithm a) {
     case SpmmAlgorithm::Native: return "Native";
     case SpmmAlgorithm::TensorCore: return "TensorCore";
     case SpmmAlgorithm::CudaCoreRowSplit: return "CudaCoreRowSplit";
+    case SpmmAlgorithm::CudaRowBlocks: return "CudaRowBlocks";
   }
   return "?";
 }

@@ -4,6 +4,7 @@
 // matrix arrays prefetched ahead of the rows.
 // Device spaces: one row per team thread, its nonzeros spread over vector lanes.
 // With beta == 0, y is written without being read (NaNs in y do not propagate).
+// spmv_native_scatter: y += alpha*A^T*x on the same arrays, rows in parallel, atomic adds.
 #include <cstdint>
 #include <type_traits>
 
@@ -136,6 +137,22 @@ void spmv_native(const Space& space, typename YView::non_const_value_type alpha,
     Kokkos::parallel_for("tessera::spmv[native]", Kokkos::TeamPolicy<Space>(space, league, rows_per_team, vector_length),
                          functor);
   }
+}
+
+// y += alpha * A^T * x for A in CSR arrays of `rows` rows: row i adds alpha * a_ij * x_i to
+// y_j. Rows run in parallel, so the adds are atomic (their order, hence the last bits of y,
+// can vary between calls). The caller has scaled y by beta.
+template <class Space, class PosView, class CrdView, class ValView, class XView, class YView>
+void spmv_native_scatter(const Space& space, typename YView::non_const_value_type alpha, const PosView& pos,
+                         const CrdView& crd, const ValView& vals, const XView& x, const YView& y,
+                         std::int64_t rows) {
+  using T = typename YView::non_const_value_type;
+  if (rows == 0) return;
+  Kokkos::parallel_for(
+      "tessera::spmv[native,scatter]", Kokkos::RangePolicy<Space>(space, 0, rows), KOKKOS_LAMBDA(const std::int64_t i) {
+        const T ax = alpha * x(i);
+        for (auto q = pos(i); q < pos(i + 1); ++q) Kokkos::atomic_add(&y(crd(q)), ax * vals(q));
+      });
 }
 
 }  // namespace tessera::kernels::impl
