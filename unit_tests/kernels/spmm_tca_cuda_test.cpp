@@ -32,11 +32,12 @@ constexpr double kHalfTolerance = 4e-3;
 constexpr double kTf32Tolerance = 5e-3;
 
 
-// The plan an SpmmHandle builds for A (the same one spmm runs).
+// The TCA plan an SpmmHandle builds for A (the same one spmm runs): Auto at N = 32, past the
+// row-block kernel's columns, builds it to choose.
 template <class T>
 std::shared_ptr<const tessera::kernels::cuda::TcaPlan> plan_of(const tessera::Tensor<T, tessera::CSR, Kokkos::Cuda>& A) {
   tessera::SpmmHandle handle;
-  Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::CudaSpace> B("B", A.extent(1), 16), C("C", A.extent(0), 16);
+  Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::CudaSpace> B("B", A.extent(1), 32), C("C", A.extent(0), 32);
   tessera::spmm_choose_algorithm(A, B, C, handle);
   return handle.state().get<tessera::kernels::cuda::SpmmCudaState>()->plan;
 }
@@ -71,6 +72,14 @@ TEST(SpmmTca, CudaCoreRowSplitAllPrecisions) {
       check_spmm<float, Kokkos::LayoutRight, Kokkos::Cuda>(c.coo, n, 2.0, -1.0, 17, c.name, rs);
       check_spmm<Half, Kokkos::LayoutRight, Kokkos::Cuda>(c.coo, n, 1.0, 0.0, 7, c.name, rs, kHalfTolerance);
     }
+}
+
+// half_t with op = Transpose runs Native's scatter, one work item (no 16-bit atomic add).
+TEST(SpmmTca, HalfTransposedRunsNative) {
+  for (const auto& c : tessera_test::edge_case_matrices(73))
+    for (std::int64_t n : {1, 9})
+      check_spmm<Half, Kokkos::LayoutRight, Kokkos::Cuda>(c.coo, n, 1.0, 0.5, 8, c.name, {}, kHalfTolerance,
+                                                          tessera::Op::Transpose);
 }
 
 // `per_row` nonzeros in each of `rows` rows, at distinct columns.
@@ -394,10 +403,14 @@ TEST(SpmmTca, AutoPicksAnAlgorithmAndIsRight) {
   const auto chosen = tessera::spmm_choose_algorithm(A, B, C);
   EXPECT_TRUE(chosen == SpmmAlgorithm::TensorCore || chosen == SpmmAlgorithm::CudaCoreRowSplit) << to_string(chosen);
   check_spmm<Half, Kokkos::LayoutRight, Kokkos::Cuda>(coo, 64, 1.0, 0.0, 10, "auto", {}, kHalfTolerance);
-  // double has no tensor-core path: Auto must not pick one.
+  // double has no tensor-core path: Auto picks a CUDA-core kernel, the row blocks for few columns.
   const auto D = tessera::from_coo<double, tessera::CSR, Kokkos::Cuda>(coo);
   Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::CudaSpace> Bd("B", 2000, 8), Cd("C", 3000, 8);
-  EXPECT_EQ(tessera::spmm_choose_algorithm(D, Bd, Cd), SpmmAlgorithm::CudaCoreRowSplit);
+  EXPECT_EQ(tessera::spmm_choose_algorithm(D, Bd, Cd), SpmmAlgorithm::CudaRowBlocks);
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::CudaSpace> Bw("B", 2000, 64), Cw("C", 3000, 64);
+  EXPECT_EQ(tessera::spmm_choose_algorithm(D, Bw, Cw), SpmmAlgorithm::CudaCoreRowSplit);
+  Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::CudaSpace> Bl("B", 2000, 8), Cl("C", 3000, 8);
+  EXPECT_EQ(tessera::spmm_choose_algorithm(D, Bl, Cl), SpmmAlgorithm::CudaCoreRowSplit) << "column-major";
 }
 
 TEST(SpmmTca, HostSpacesRejectCudaAlgorithms) {

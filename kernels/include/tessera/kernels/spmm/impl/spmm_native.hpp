@@ -162,7 +162,8 @@ void spmm_native(const Space& space, typename CView::non_const_value_type alpha,
 
 // C += alpha * A^T * B for A in CSR arrays of `rows` rows: row i adds alpha * a_ij * B(i, :) to
 // C(j, :). One team per row, columns over its threads; rows run in parallel, so the adds are
-// atomic. The caller has scaled C by beta.
+// atomic. Kokkos has no atomic add for 16-bit types: those run the rows one after the other in
+// a single work item. The caller has scaled C by beta.
 template <class Space, class PosView, class CrdView, class ValView, class BView, class CView>
 void spmm_native_scatter(const Space& space, typename CView::non_const_value_type alpha, const PosView& pos,
                          const CrdView& crd, const ValView& vals, const BView& B, const CView& C, std::int64_t rows) {
@@ -170,17 +171,26 @@ void spmm_native_scatter(const Space& space, typename CView::non_const_value_typ
   using member_type = typename Kokkos::TeamPolicy<Space>::member_type;
   const std::int64_t n = static_cast<std::int64_t>(C.extent(1));
   if (rows == 0 || n == 0) return;
-  Kokkos::parallel_for(
-      "tessera::spmm[native,scatter]", Kokkos::TeamPolicy<Space>(space, static_cast<int>(rows), Kokkos::AUTO),
-      KOKKOS_LAMBDA(const member_type& team) {
-        const std::int64_t i = team.league_rank();
-        for (auto q = pos(i); q < pos(i + 1); ++q) {
-          const T a = alpha * vals(q);
-          const auto j = crd(q);
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n),
-                               [&](const std::int64_t col) { Kokkos::atomic_add(&C(j, col), a * B(i, col)); });
-        }
-      });
+  if constexpr (sizeof(T) < 4) {
+    Kokkos::parallel_for(
+        "tessera::spmm[native,scatter]", Kokkos::RangePolicy<Space>(space, 0, 1), KOKKOS_LAMBDA(const int) {
+          for (std::int64_t i = 0; i < rows; ++i)
+            for (auto q = pos(i); q < pos(i + 1); ++q)
+              for (std::int64_t col = 0; col < n; ++col) C(crd(q), col) += T(alpha * vals(q)) * B(i, col);
+        });
+  } else {
+    Kokkos::parallel_for(
+        "tessera::spmm[native,scatter]", Kokkos::TeamPolicy<Space>(space, static_cast<int>(rows), Kokkos::AUTO),
+        KOKKOS_LAMBDA(const member_type& team) {
+          const std::int64_t i = team.league_rank();
+          for (auto q = pos(i); q < pos(i + 1); ++q) {
+            const T a = alpha * vals(q);
+            const auto j = crd(q);
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n),
+                                 [&](const std::int64_t col) { Kokkos::atomic_add(&C(j, col), a * B(i, col)); });
+          }
+        });
+  }
 }
 
 }  // namespace tessera::kernels::impl

@@ -141,18 +141,27 @@ void spmv_native(const Space& space, typename YView::non_const_value_type alpha,
 
 // y += alpha * A^T * x for A in CSR arrays of `rows` rows: row i adds alpha * a_ij * x_i to
 // y_j. Rows run in parallel, so the adds are atomic (their order, hence the last bits of y,
-// can vary between calls). The caller has scaled y by beta.
+// can vary between calls). Kokkos has no atomic add for 16-bit types: those run the rows one
+// after the other in a single work item. The caller has scaled y by beta.
 template <class Space, class PosView, class CrdView, class ValView, class XView, class YView>
 void spmv_native_scatter(const Space& space, typename YView::non_const_value_type alpha, const PosView& pos,
                          const CrdView& crd, const ValView& vals, const XView& x, const YView& y,
                          std::int64_t rows) {
   using T = typename YView::non_const_value_type;
   if (rows == 0) return;
-  Kokkos::parallel_for(
-      "tessera::spmv[native,scatter]", Kokkos::RangePolicy<Space>(space, 0, rows), KOKKOS_LAMBDA(const std::int64_t i) {
-        const T ax = alpha * x(i);
-        for (auto q = pos(i); q < pos(i + 1); ++q) Kokkos::atomic_add(&y(crd(q)), ax * vals(q));
-      });
+  if constexpr (sizeof(T) < 4) {
+    Kokkos::parallel_for(
+        "tessera::spmv[native,scatter]", Kokkos::RangePolicy<Space>(space, 0, 1), KOKKOS_LAMBDA(const int) {
+          for (std::int64_t i = 0; i < rows; ++i)
+            for (auto q = pos(i); q < pos(i + 1); ++q) y(crd(q)) += T(alpha * x(i)) * vals(q);
+        });
+  } else {
+    Kokkos::parallel_for(
+        "tessera::spmv[native,scatter]", Kokkos::RangePolicy<Space>(space, 0, rows), KOKKOS_LAMBDA(const std::int64_t i) {
+          const T ax = alpha * x(i);
+          for (auto q = pos(i); q < pos(i + 1); ++q) Kokkos::atomic_add(&y(crd(q)), ax * vals(q));
+        });
+  }
 }
 
 }  // namespace tessera::kernels::impl
