@@ -29,15 +29,18 @@ inline constexpr std::int64_t kRowBlockSpmmMaxN = 16;
 struct RowBlockSpmmArgs {
   SpmvType type = SpmvType::F64;        ///< of vals, B and C
   SpmvOffset offset = SpmvOffset::I32;  ///< of pos
-  std::int64_t rows = 0, cols = 0, n = 0;
-  const void* pos = nullptr;  ///< rows + 1 row offsets
-  const int* crd = nullptr;   ///< column ids
-  const void* vals = nullptr;
-  const void* B = nullptr;  ///< cols x n, row stride ldb
-  std::int64_t ldb = 0;
-  void* C = nullptr;  ///< rows x n, row stride ldc; not read when beta == 0
-  std::int64_t ldc = 0;
-  double alpha = 1.0, beta = 0.0;
+  std::int64_t rows = 0;       ///< A's rows
+  std::int64_t cols = 0;       ///< A's columns
+  std::int64_t n = 0;          ///< columns of B and C
+  const void* pos = nullptr;   ///< rows + 1 row offsets
+  const int* crd = nullptr;    ///< column ids
+  const void* vals = nullptr;  ///< values
+  const void* B = nullptr;     ///< cols x n, row stride ldb
+  std::int64_t ldb = 0;        ///< B's row stride
+  void* C = nullptr;           ///< rows x n, row stride ldc; not read when beta == 0
+  std::int64_t ldc = 0;        ///< C's row stride
+  double alpha = 1.0;          ///< scales A B, converted to the value type
+  double beta = 0.0;           ///< scales C, converted to the value type
 };
 
 /// Whether the row blocks are the faster CUDA-core SpMM for a matrix of `rows` rows and `nnz`

@@ -46,13 +46,15 @@ struct SpmvArgs {
   SpmvType type = SpmvType::F64;        ///< of vals, x and y
   SpmvOffset offset = SpmvOffset::I32;  ///< of pos
   bool transpose = false;               ///< y = alpha * A^T * x + beta * y
-  std::int64_t rows = 0, cols = 0;      ///< A's extents
+  std::int64_t rows = 0;                ///< A's rows
+  std::int64_t cols = 0;                ///< A's columns
   const void* pos = nullptr;            ///< rows + 1 row offsets
   const int* crd = nullptr;             ///< column ids
   const void* vals = nullptr;           ///< values
   const void* x = nullptr;              ///< cols entries (rows when transposed), unit stride
   void* y = nullptr;                    ///< rows entries (cols when transposed), unit stride; not read when beta == 0
-  double alpha = 1.0, beta = 0.0;       ///< scalars, converted to the value type
+  double alpha = 1.0;                   ///< scales op(A) x, converted to the value type
+  double beta = 0.0;                    ///< scales y, converted to the value type
 };
 
 /// A matrix's row blocks and the chunks of its long rows (see the file's comment). Built once
