@@ -38,6 +38,20 @@ int main(int argc, char** argv) {
   expect(Ad.level(0).crd.extent(0) == 2, "DCSR stores rows 0 and 2 only");
   expect(back.coord(0, 1) == 0 && back.coord(1, 1) == 1, "CSC's storage order is by column");
 
+  // [transpose]
+  const auto T = tessera::transpose(A);  // 4 x 3, CSR of A^T: the arrays of A's CSC under A^T's shape
+  // [transpose]
+  expect(T.extent(0) == 4 && T.extent(1) == 3 && T.nnz() == 4, "transpose");
+
+  // [device_coo]
+  // Triplets that already live in the tensor's space (copied there once here) are built from in
+  // place; to_device_coo lists a tensor's stored entries in its space, in storage order.
+  const tessera::DeviceCoo<double, Space> triplets = tessera::to_device<Space>(coo);
+  const auto A3 = tessera::from_coo<double, tessera::CSR, Space>(triplets);
+  const tessera::DeviceCoo<double, Space> entries = tessera::to_device_coo(A3);  // duplicates summed
+  // [device_coo]
+  expect(A3.nnz() == 4 && entries.nnz() == 4 && entries.order() == 2, "DeviceCoo");
+
   // [inside]
   // CSR is {Dense, Compressed}: level 0 stores nothing; level 1 holds pos (rows + 1 offsets)
   // and crd (the column of each entry); vals follows crd. Copy them to the host to read them.

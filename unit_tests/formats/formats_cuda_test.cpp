@@ -5,3 +5,4 @@
 using TestSpaces = ::testing::Types<Kokkos::Cuda>;
 
 #include "formats_test_body.hpp"
+#include "assembly_test_body.hpp"

@@ -32,7 +32,7 @@ RowPartition balanced_row_partition(MPI_Comm comm, const HostCoo<double>& coo, s
   // This rank's entries as (row, count) runs in row order, so each block's runs are contiguous.
   std::vector<std::int64_t> entry_rows(static_cast<std::size_t>(coo.nnz()));
   for (std::int64_t n = 0; n < coo.nnz(); ++n) entry_rows[n] = coo.coords[2 * n];
-  std::sort(entry_rows.begin(), entry_rows.end());
+  if (!std::is_sorted(entry_rows.begin(), entry_rows.end())) std::sort(entry_rows.begin(), entry_rows.end());
   std::vector<std::int64_t> runs;
   std::vector<int> send(ranks, 0);
   for (std::size_t i = 0; i < entry_rows.size();) {

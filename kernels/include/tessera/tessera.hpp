@@ -2,6 +2,7 @@
 /// \file
 /// Everything a user of Tessera needs: tensors, encodings, conversions, I/O, kernels.
 #include "tessera/core/coo.hpp"
+#include "tessera/core/device_coo.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/io/matrix_market.hpp"
 #include "tessera/core/io/tns.hpp"

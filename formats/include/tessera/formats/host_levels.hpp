@@ -1,9 +1,9 @@
 #pragma once
 /// \file
-/// Host-side assembly of level arrays. pack_sorted() turns entries that are sorted
-/// in storage order and unique into the (pos, crd, vals) arrays of an encoding;
-/// for_each_stored() walks the arrays of an encoding back into entries.
-/// Both are plain host loops: conversions are not a hot path, kernels are.
+/// Host-side assembly of level arrays: pack_sorted() turns entries that are sorted in storage
+/// order and unique into the (pos, crd, vals) host vectors of an encoding, for host code that
+/// builds small results itself (kernels' sorted chunks). Tensors from triplets, dense arrays
+/// or other encodings are built in their own space by formats/assembly/.
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -91,49 +91,6 @@ HostLevels<Enc, T> pack_sorted(const std::array<std::int64_t, Enc::order>& shape
   out.vals = host_vector<T>("tessera::vals", parent_count, T(0));
   for (std::int64_t n = 0; n < nnz; ++n) out.vals[parent[n]] = values[n];
   return out;
-}
-
-// Calls f(coords, value) for every stored entry, coords in storage order
-// (std::array<int64_t, order>), in storage order. When the last level is dense,
-// its zero values are structure, not entries, and are skipped; explicit zeros
-// stored by a sparse last level are entries and are kept.
-template <class Enc, class PosAt, class CrdAt, class ValAt, class F>
-void for_each_stored(const std::array<std::int64_t, Enc::order>& shape, PosAt pos_at, CrdAt crd_at, ValAt val_at,
-                     F&& f) {
-  constexpr int order = Enc::order;
-  std::array<std::int64_t, order> coords{};
-  constexpr bool skip_zeros = Enc::level_kinds[order - 1] == LevelKind::Dense;
-  auto visit = [&](auto&& self, int l, std::int64_t parent) -> void {
-    if (l == order) {
-      const auto v = val_at(parent);
-      if (!(skip_zeros && v == decltype(v)(0))) f(coords, v);
-      return;
-    }
-    switch (Enc::level_kinds[l]) {
-      case LevelKind::Dense: {
-        const std::int64_t extent = shape[Enc::mode_order[l]];
-        for (std::int64_t i = 0; i < extent; ++i) {
-          coords[l] = i;
-          self(self, l + 1, parent * extent + i);
-        }
-        break;
-      }
-      case LevelKind::Compressed:
-      case LevelKind::CompressedNonUnique: {
-        const std::int64_t end = pos_at(l, parent + 1);
-        for (std::int64_t q = pos_at(l, parent); q < end; ++q) {
-          coords[l] = crd_at(l, q);
-          self(self, l + 1, q);
-        }
-        break;
-      }
-      case LevelKind::Singleton:
-        coords[l] = crd_at(l, parent);
-        self(self, l + 1, parent);
-        break;
-    }
-  };
-  visit(visit, 0, 0);
 }
 
 }  // namespace tessera::detail

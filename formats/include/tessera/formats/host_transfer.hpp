@@ -55,12 +55,4 @@ HostLevels<Enc, T> download(const Tensor<T, Enc, Space>& tensor) {
   return host;
 }
 
-template <class Enc, class T, class F>
-void for_each_stored(const Shape<Enc::order>& shape, const HostLevels<Enc, T>& host, F&& f) {
-  for_each_stored<Enc>(
-      shape, [&](int l, std::int64_t p) { return static_cast<std::int64_t>(host.pos[l][p]); },
-      [&](int l, std::int64_t q) { return static_cast<std::int64_t>(host.crd[l][q]); },
-      [&](std::int64_t p) { return host.vals[p]; }, f);
-}
-
 }  // namespace tessera::detail

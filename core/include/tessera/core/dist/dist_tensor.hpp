@@ -135,6 +135,7 @@ class DistTensor {
                            " (rows [" + std::to_string(r0) + ", " + std::to_string(rows.end(rank)) + "))");
         if (j < c0 || j >= c1) ghosts.push_back(j);
       }
+      const std::int64_t remote = static_cast<std::int64_t>(ghosts.size());  // off-diagonal entries
       std::sort(ghosts.begin(), ghosts.end());
       ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
 
@@ -149,6 +150,11 @@ class DistTensor {
       boundary.erase(std::unique(boundary.begin(), boundary.end()), boundary.end());
 
       HostCoo<double> diag, offd;
+      // Sized once: growing arrays of millions of entries would be copied and fault in new pages each time.
+      diag.coords.reserve(2 * (owned.nnz() - remote));
+      diag.values.reserve(owned.nnz() - remote);
+      offd.coords.reserve(2 * remote);
+      offd.values.reserve(remote);
       diag.shape = {rows.count(rank), cols.count(rank)};
       offd.shape = {static_cast<std::int64_t>(boundary.size()), static_cast<std::int64_t>(ghosts.size())};
       for (std::int64_t n = 0; n < owned.nnz(); ++n) {
