@@ -72,3 +72,18 @@ template <class F>
 double median_event_ms(F&& f, const EventTiming& how) {
   return median_event_ms(f, how, [] {});
 }
+
+// Device-to-device copy bandwidth, bytes read + written per second, of a 1 GiB cudaMemcpyAsync
+// timed by time_ms(op) (each harness's own timing: its warm-ups, L2 state and median).
+template <class TimeMs>
+double copy_bandwidth(TimeMs&& time_ms) {
+  const std::size_t bytes = std::size_t(1) << 30;
+  void *a = nullptr, *b = nullptr;
+  HARNESS_CHECK(cudaMalloc(&a, bytes));
+  HARNESS_CHECK(cudaMalloc(&b, bytes));
+  HARNESS_CHECK(cudaMemset(a, 1, bytes));
+  const double ms = time_ms([&] { HARNESS_CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); });
+  HARNESS_CHECK(cudaFree(a));
+  HARNESS_CHECK(cudaFree(b));
+  return 2.0 * bytes / (ms * 1e-3);
+}

@@ -48,6 +48,7 @@
 #include <sstream>
 
 #include "../../kernels/src/common/gpu_busy_wait.cuh"
+#include "../common/cusparse_check.hpp"
 #include "../common/event_timing.hpp"
 #include "tca_harness.hpp"
 #include "tessera/core/command_line.hpp"
@@ -56,13 +57,6 @@
 
 namespace kc = tessera::kernels::cuda;
 using namespace tca_harness;
-
-#define CUSPARSE_CHECK(expr)                                                                 \
-  do {                                                                                       \
-    const cusparseStatus_t s_ = (expr);                                                      \
-    if (s_ != CUSPARSE_STATUS_SUCCESS)                                                       \
-      throw std::runtime_error(std::string(#expr) + ": " + cusparseGetErrorString(s_));     \
-  } while (0)
 
 namespace {
 
@@ -86,17 +80,6 @@ double time_ms(F&& f) {
   });
 }
 
-double measure_copy_bw() {  // bytes read + written per second
-  const std::size_t bytes = 1ull << 30;
-  void *a, *b;
-  HARNESS_CHECK(cudaMalloc(&a, bytes));
-  HARNESS_CHECK(cudaMalloc(&b, bytes));
-  HARNESS_CHECK(cudaMemset(a, 1, bytes));
-  const double ms = time_ms([&] { HARNESS_CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); });
-  cudaFree(a);
-  cudaFree(b);
-  return 2.0 * bytes / (ms * 1e-3);
-}
 
 struct Result {
   double ours_ms = 0, cusp_ms = 0;
@@ -329,7 +312,7 @@ int main(int argc, char** argv) {
     HARNESS_CHECK(cudaGetDeviceProperties(&prop, 0));
     flush_bytes = 2ull * prop.l2CacheSize;
     HARNESS_CHECK(cudaMalloc(&flush_buf, flush_bytes));
-    const double bw = measure_copy_bw();
+    const double bw = copy_bandwidth([](auto&& op) { return time_ms(op); });
     cusparseHandle_t handle;
     CUSPARSE_CHECK(cusparseCreate(&handle));
     std::printf("# TCA-SpMM vs cuSPARSE on %s (%d SMs, L2 %d MB), copy bandwidth %.0f GB/s, reps %d, %s L2%s\n\n",

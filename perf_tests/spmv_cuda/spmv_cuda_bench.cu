@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/cusparse_check.hpp"
 #include "../common/event_timing.hpp"
 #include "../common/large_matrices.hpp"
 #include "../spmm_tca/tca_harness.hpp"
@@ -33,13 +34,6 @@
 
 namespace kc = tessera::kernels::cuda;
 using tca_harness::Csr;
-
-#define CUSPARSE_CHECK(expr)                                                                 \
-  do {                                                                                       \
-    const cusparseStatus_t s_ = (expr);                                                      \
-    if (s_ != CUSPARSE_STATUS_SUCCESS)                                                       \
-      throw std::runtime_error(std::string(#expr) + ": " + cusparseGetErrorString(s_));     \
-  } while (0)
 
 namespace {
 
@@ -50,18 +44,6 @@ int flush_value = 0;
 
 void flush_l2() { HARNESS_CHECK(cudaMemsetAsync(flush_buf, flush_value++ & 0xff, flush_bytes)); }
 
-double measure_copy_bw() {  // bytes read + written per second
-  const std::size_t bytes = 1ull << 30;
-  void *a, *b;
-  HARNESS_CHECK(cudaMalloc(&a, bytes));
-  HARNESS_CHECK(cudaMalloc(&b, bytes));
-  HARNESS_CHECK(cudaMemset(a, 1, bytes));
-  const double ms = median_event_ms([&] { HARNESS_CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); },
-                                    EventTiming{3, reps, 1, nullptr}, flush_l2);
-  HARNESS_CHECK(cudaFree(a));
-  HARNESS_CHECK(cudaFree(b));
-  return 2.0 * bytes / (ms * 1e-3);
-}
 
 template <class T>
 struct DeviceArray {
@@ -224,7 +206,8 @@ int main(int argc, char** argv) {
     HARNESS_CHECK(cudaGetDeviceProperties(&prop, 0));
     flush_bytes = 2ull * prop.l2CacheSize;
     HARNESS_CHECK(cudaMalloc(&flush_buf, flush_bytes));
-    const double bw = measure_copy_bw();
+    const double bw = copy_bandwidth(
+        [](auto&& op) { return median_event_ms(op, EventTiming{3, reps, 1, nullptr}, flush_l2); });
     cusparseHandle_t handle;
     CUSPARSE_CHECK(cusparseCreate(&handle));
     std::printf("# Tessera SpMV vs cusparseSpMV on %s (%d SMs, L2 %d MB), copy bandwidth %.0f GB/s, reps %d, L2 "

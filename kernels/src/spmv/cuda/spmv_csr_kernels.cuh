@@ -30,6 +30,19 @@ __device__ __forceinline__ int load_block_offsets(const Offset* __restrict__ pos
   return n;
 }
 
+// The plan's row block b (rows [blocks[b], blocks[b + 1]), at most kRows): its first row into
+// base, its row offsets into shared memory; returns its row count.
+template <class Offset>
+__device__ __forceinline__ int load_row_block(const int* __restrict__ blocks, int b, const Offset* __restrict__ pos,
+                                              Offset* s_pos, std::int64_t& base) {
+  base = blocks[b];
+  const int n = blocks[b + 1] - static_cast<int>(base);
+  if (static_cast<int>(threadIdx.x) <= n) s_pos[threadIdx.x] = pos[base + threadIdx.x];
+  if (n == kRows && threadIdx.x == 0) s_pos[kRows] = pos[base + kRows];
+  __syncthreads();
+  return n;
+}
+
 // Lanes of this thread's group of G within its warp.
 template <int G>
 __device__ __forceinline__ unsigned group_mask() {
@@ -207,12 +220,8 @@ __global__ void __launch_bounds__(kRows, 8) spmv_row_blocks(const int* __restric
   if (static_cast<int>(blockIdx.x) < chunks.count) return long_row_chunk(chunks, crd, vals, x, y, alpha, beta);
   __shared__ Offset s_pos[kRows + 1];
   __shared__ T s_prod[kStream];
-  const int b = blockIdx.x - chunks.count;
-  const std::int64_t base = blocks[b];
-  const int n = blocks[b + 1] - static_cast<int>(base);
-  if (static_cast<int>(threadIdx.x) <= n) s_pos[threadIdx.x] = pos[base + threadIdx.x];
-  if (n == kRows && threadIdx.x == 0) s_pos[kRows] = pos[base + kRows];
-  __syncthreads();
+  std::int64_t base;
+  const int n = load_row_block(blocks, blockIdx.x - chunks.count, pos, s_pos, base);
   if (s_pos[n] - s_pos[0] > block_nnz) return;  // a long row: its chunks are blocks of their own
   stream_rows(s_pos, n, base, s_prod, crd, vals, x, y, alpha, beta);
 }
@@ -303,12 +312,8 @@ __global__ void __launch_bounds__(kRows) spmv_row_blocks_transposed(const int* _
   __shared__ Offset s_pos[kRows + 1];
   __shared__ T s_ax[kRows];
   __shared__ unsigned char s_row[kStream];
-  const int b = blockIdx.x - chunks.count;
-  const std::int64_t base = blocks[b];
-  const int n = blocks[b + 1] - static_cast<int>(base);
-  if (static_cast<int>(threadIdx.x) <= n) s_pos[threadIdx.x] = pos[base + threadIdx.x];
-  if (n == kRows && threadIdx.x == 0) s_pos[kRows] = pos[base + kRows];
-  __syncthreads();
+  std::int64_t base;
+  const int n = load_row_block(blocks, blockIdx.x - chunks.count, pos, s_pos, base);
   if (s_pos[n] - s_pos[0] > block_nnz) return;  // a long row: its chunks are blocks of their own
   scatter_rows(s_pos, n, base, s_ax, s_row, crd, vals, x, y, alpha);
 }
