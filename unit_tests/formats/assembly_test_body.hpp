@@ -265,6 +265,39 @@ TYPED_TEST(Assembly, TransposeEveryMatrixEncoding) {
     });
 }
 
+// CSR <-> CSC and the transpose of compressed rows have a dedicated kernel on the GPU (a column's
+// slots sorted by row, a global sort past a length limit): columns of every length, values of
+// 4 and 8 bytes, 64-bit offsets, real matrices.
+TYPED_TEST(Assembly, CompressedTransposesOfLongColumnsAndRealMatrices) {
+  std::vector<tessera_test::MatrixCase> cases;
+  for (const std::int64_t full : {std::int64_t{100000}, std::int64_t{300000}}) {  // below and past the limit
+    auto coo = messy_coo({full, 5}, 2000, 22);
+    for (std::int64_t i = full - 1; i >= 0; --i) {
+      coo.coords.insert(coo.coords.end(), {i, 2});
+      coo.values.push_back(0.5 * static_cast<double>(i % 97) - 3.0);
+    }
+    cases.push_back({"full_column_of_" + std::to_string(full), coo});
+  }
+  for (const char* name : {"west0497", "lp_fit2p", "BOYD1_A", "soc-Slashdot0902"})
+    cases.push_back({name, tessera::io::read_matrix_market(tessera_test::real_matrix(name))});
+  using Csr64 = tessera::WithIndexTypes<tessera::CSR, int, std::int64_t>;
+  using Csc64 = tessera::WithIndexTypes<tessera::CSC, int, std::int64_t>;
+  for (const auto& c : cases) {
+    const auto entries = summed_entries(c.coo, false);
+    const auto A = tessera::from_coo<double, tessera::CSR, TypeParam>(c.coo);
+    expect_arrays(tessera::convert<tessera::CSC>(A), reference_arrays<tessera::CSC, double>(entries), c.name + " CSC");
+    expect_arrays(tessera::transpose(A), reference_arrays<tessera::CSR, double>(swapped_modes(entries)),
+                  c.name + " transpose");
+    const auto C = tessera::convert<tessera::CSC>(A);
+    expect_arrays(tessera::convert<tessera::CSR>(C), reference_arrays<tessera::CSR, double>(entries), c.name + " back");
+    const auto A32 = tessera::from_coo<float, tessera::CSR, TypeParam>(c.coo);
+    expect_arrays(tessera::convert<tessera::CSC>(A32), reference_arrays<tessera::CSC, float>(entries),
+                  c.name + " float");
+    const auto A64 = tessera::from_coo<double, Csr64, TypeParam>(c.coo);
+    expect_arrays(tessera::convert<Csc64>(A64), reference_arrays<Csc64, double>(entries), c.name + " int64 offsets");
+  }
+}
+
 // A column-major dense array with zeros and a -0.0 (a zero, not stored): from_dense stores its
 // nonzeros exactly, to_dense gives them back.
 TYPED_TEST(Assembly, DenseArraysInAndOut) {

@@ -1,20 +1,16 @@
 // CUB's stable radix sort behind the raw API of tessera/formats/cuda/radix_sort.hpp.
 #include "tessera/formats/cuda/radix_sort.hpp"
 
-#include <string>
 
 #include <cub/device/device_radix_sort.cuh>
 
+#include "check_status.hpp"
 #include "tessera/core/error.hpp"
 
 namespace tessera::formats::cuda {
 namespace {
 
-void check(cudaError_t status, const char* what) {
-  if (status == cudaSuccess) return;
-  (void)cudaGetLastError();  // not blamed on the caller's next launch check
-  throw CudaError(std::string("tessera radix sort: ") + what + " failed: " + cudaGetErrorString(status));
-}
+void check(cudaError_t status, const char* what) { check_status(status, "tessera radix sort", what); }
 
 }  // namespace
 

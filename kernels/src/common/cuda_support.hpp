@@ -5,13 +5,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <mutex>
 #include <set>
 #include <string>
 #include <utility>
 
 #include "tessera/core/error.hpp"
+#include "tessera/formats/cuda/device_scratch.hpp"
 #include "tessera/kernels/common/cuda/kernel_status.hpp"
 #include "tessera/kernels/common/cuda/stream_capture.hpp"
 
@@ -44,36 +44,6 @@ inline void require_ok(const KernelStatus& s, const char* who) {
   throw ShapeError(what);
 }
 
-// Stream-ordered pool for workspaces and packed copies of operands. It keeps its memory between calls: the
-// default pool hands memory back to the driver at every synchronization, and the next
-// cudaMallocAsync then costs tens of microseconds per call. One pool
-// per device, alive for the process; it holds at most the largest workspace used.
-inline cudaMemPool_t workspace_pool() {
-  static std::mutex mutex;
-  static std::map<int, cudaMemPool_t> pools;
-  int device = 0;
-  TESSERA_CUDA_CHECK(cudaGetDevice(&device));
-  std::lock_guard<std::mutex> lock(mutex);
-  auto found = pools.find(device);
-  if (found != pools.end()) return found->second;
-  cudaMemPoolProps props{};
-  props.allocType = cudaMemAllocationTypePinned;
-  props.handleTypes = cudaMemHandleTypeNone;
-  props.location.type = cudaMemLocationTypeDevice;
-  props.location.id = device;
-  cudaMemPool_t pool = nullptr;
-  TESSERA_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
-  std::uint64_t keep = ~std::uint64_t(0);  // never release
-  try {
-    TESSERA_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-  } catch (...) {
-    cudaMemPoolDestroy(pool);
-    throw;
-  }
-  pools[device] = pool;
-  return pool;
-}
-
 // Runs `configure` (e.g. setting a kernel's function attributes, which hold per device) the
 // first time `key` is met on the current device; thread-safe. A configure that throws is
 // tried again next time.
@@ -90,7 +60,8 @@ void once_per_device(const void* key, Configure&& configure) {
 }
 
 // Stream-ordered temporary of `count` T, freed in stream order when it goes out of
-// scope: from `pool` when given, else from the device's default pool.
+// scope: from `pool` when given (formats::cuda::device_scratch_pool(), which keeps its memory
+// between calls), else from the device's default pool.
 template <class T>
 struct DeviceBuffer {
   T* ptr = nullptr;

@@ -261,7 +261,7 @@ void run_split(const Nv24Args& a, int splits_asked, std::int64_t stages, cudaStr
   const auto [splits, split_stages] = split_extent(splits_asked, stages);
   if (splits == 1) return run(nullptr, 0LL, 1, split_stages);
   const long long ldw = workspace_ld(a);
-  DeviceBuffer<float> ws(static_cast<std::size_t>(a.n * ldw), stream, workspace_pool());
+  DeviceBuffer<float> ws(static_cast<std::size_t>(a.n * ldw), stream, formats::cuda::device_scratch_pool());
   TESSERA_CUDA_CHECK(cudaMemsetAsync(ws.ptr, 0, a.n * ldw * sizeof(float), stream));
   run(ws.ptr, ldw, splits, split_stages);
   const dim3 grid((a.m + 31) / 32, (a.n + 31) / 32), block(32, 8);

@@ -288,7 +288,7 @@ void vnm_spmm(const VnmSpmmArgs& a, cudaStream_t stream, const VnmLaunch* forced
   const std::int64_t padded_k = staging.padded_k, panels = staging.panels;
   p.a_direct = staging.direct;
   p.a_rows = staging.rows;
-  DeviceBuffer<float> panel_buf(staging.panel_floats(), stream, workspace_pool());
+  DeviceBuffer<float> panel_buf(staging.panel_floats(), stream, formats::cuda::device_scratch_pool());
   p.panels = panel_buf.ptr;
   p.panel_floats = padded_k * kPanelRows;
   p.padded_k = padded_k;

@@ -80,7 +80,7 @@ int tensor_core_tile(const TcaPlan& plan, const TcaArgs& a);
 // it has one and the grid is small enough, else the plan.
 const TcaPlan& tensor_core_layout(const TcaPlan& plan, const TcaArgs& a, int bn);
 
-// Temporaries spmm_tca takes from workspace_pool(), per column slice. The launchers allocate
+// Temporaries spmm_tca takes from formats::cuda::device_scratch_pool(), per column slice. The launchers allocate
 // these sizes and tca_workspace_bytes adds them up, so the two agree.
 // Elements of the row-major copy of B the kernels read where B is not usable in place (0 where it is).
 std::size_t packed_b_elems(const TcaArgs& a);

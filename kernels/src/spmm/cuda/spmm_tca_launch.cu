@@ -114,7 +114,7 @@ void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream)
   const TcaPlan& layout = tensor_core_layout(plan, a, bn);
   const auto& lst = layout.stats();
   const std::size_t packed_count = packed_b_elems(a);
-  DeviceBuffer<T> packed(packed_count, stream, packed_count ? workspace_pool() : nullptr);
+  DeviceBuffer<T> packed(packed_count, stream, packed_count ? formats::cuda::device_scratch_pool() : nullptr);
   long long ldb = 0;
   int n_load = 0;
   const T* B = row_major_b(a, packed, ldb, n_load, stream);
@@ -123,7 +123,7 @@ void run_tensor_core(const TcaPlan& plan, const TcaArgs& a, cudaStream_t stream)
   // would need) is a sizeable share of a short call.
   const int ws_ld = tensor_core_ws_ld(a);
   const std::size_t ws_count = tensor_core_ws_elems(layout, a);
-  DeviceBuffer<float> ws(ws_count, stream, ws_count ? workspace_pool() : nullptr);
+  DeviceBuffer<float> ws(ws_count, stream, ws_count ? formats::cuda::device_scratch_pool() : nullptr);
   const bool short_items = lst.max_item_nnz <= kShortItemNnz;
   const bool medium_items = lst.max_item_nnz <= kMediumItemNnz;
   auto launch_shared = [&](auto bn_const, auto shared) {
@@ -169,7 +169,7 @@ void run_row_split(const TcaPlan* plan, const TcaArgs& a, cudaStream_t stream) {
   using Acc = typename Elem<T>::acc;
   constexpr int kVec = 16 / int(sizeof(T));
   const std::size_t packed_count = packed_b_elems(a);
-  DeviceBuffer<T> packed(packed_count, stream, packed_count ? workspace_pool() : nullptr);
+  DeviceBuffer<T> packed(packed_count, stream, packed_count ? formats::cuda::device_scratch_pool() : nullptr);
   long long ldb = 0;
   int n_load = 0;
   const T* B = row_major_b(a, packed, ldb, n_load, stream);
@@ -180,7 +180,7 @@ void run_row_split(const TcaPlan* plan, const TcaArgs& a, cudaStream_t stream) {
   const long long n_listed = plan ? plan->stats().row_split_items : 0;
   // One workspace row of n_load per chunk, each written whole (no zeroing; see run_tensor_core).
   const std::size_t ws_count = row_split_ws_elems(plan, a);
-  DeviceBuffer<Acc> ws(ws_count, stream, ws_count ? workspace_pool() : nullptr);
+  DeviceBuffer<Acc> ws(ws_count, stream, ws_count ? formats::cuda::device_scratch_pool() : nullptr);
   const long long items = n_listed ? n_listed : a.rows;
   // The warps of empty rows return at once: the fill rule below counts those that gather.
   const long long empty_rows = plan ? a.rows - plan->stats().nonempty_rows : 0;

@@ -72,7 +72,7 @@ void run_typed(const SpmvPlan* plan, const SpmvArgs& a, cudaStream_t stream) {
     TESSERA_CUDA_CHECK_LAUNCH("spmv_rows");
     return;
   }
-  const DeviceBuffer<T> partial(static_cast<std::size_t>(plan->chunks()), stream, workspace_pool());
+  const DeviceBuffer<T> partial(static_cast<std::size_t>(plan->chunks()), stream, formats::cuda::device_scratch_pool());
   chunks.partial = partial.ptr;
   spmv_row_blocks<T, Offset>
       <<<blocks, kRows, 0, stream>>>(plan->block_starts(), plan->block_nnz(), chunks, pos, a.crd, vals, x, y, alpha, beta);

@@ -6,11 +6,13 @@
 /// positions as the payload, no duplicates to sum.
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 #include <Kokkos_Core.hpp>
 
 #include "tessera/core/allocation.hpp"
 #include "tessera/core/tensor.hpp"
+#include "tessera/formats/assembly/cuda_transpose.hpp"
 #include "tessera/formats/assembly/key_layout.hpp"
 #include "tessera/formats/assembly/pack.hpp"
 #include "tessera/formats/assembly/parallel.hpp"
@@ -69,6 +71,7 @@ Tensor<T, DstEnc, Space> resort_by_minor_with(const Tensor<T, SrcEnc, Space>& sr
 // `out_shape`, whose storage order must be (src's minor coordinate, src's major coordinate).
 template <class T, class DstEnc, class SrcEnc, class Space>
 Tensor<T, DstEnc, Space> resort_by_minor(const Tensor<T, SrcEnc, Space>& src, const Shape<2>& out_shape) {
+  if (auto transposed = dedicated_transpose<T, DstEnc>(src, out_shape)) return *std::move(transposed);
   const bool short_keys = coordinate_bits(src.shape()[SrcEnc::mode_order[1]]) <= 32;
   const bool short_ids = src.nnz() <= std::int64_t{std::numeric_limits<std::uint32_t>::max()};
   // 32-bit keys and ids halve the sort's traffic; anything larger takes 64 bits for both.
