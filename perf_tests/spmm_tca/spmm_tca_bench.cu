@@ -10,7 +10,8 @@
 // forces one, for comparing them; --kernel cudacore runs what tessera::spmm's Auto runs for
 // fp32 without TF32 and fp64 (its 'tf32' rows then compute in fp32): the row-block SpMM
 // (spmm_row_blocks.hpp) where spmm_row_blocks_preferred says so and B and C are row-major, the
-// row split otherwise; --kernel tuned runs what tca_tune measures to be faster
+// row split otherwise; --kernel rowblocks runs the row-block SpMM wherever it applies (fp32 and
+// fp64, row-major, N <= kRowBlockSpmmMaxN), for setting that rule; --kernel tuned runs what tca_tune measures to be faster
 // (once per matrix, N and precision, before the timed calls, as cuSPARSE's baseline is the
 // fastest of its configurations by measurement), timed from the L2 state the bench times
 // in unless --tune-cache cold | warm says otherwise.
@@ -146,7 +147,8 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
   const auto tune_start = std::chrono::steady_clock::now();
   const kc::TcaKernel kernel =
       kernel_choice == "tc"         ? kc::TcaKernel::TensorCore
-      : kernel_choice == "rowsplit" || kernel_choice == "cudacore" ? kc::TcaKernel::CudaCoreRowSplit
+      : kernel_choice == "rowsplit" || kernel_choice == "cudacore" || kernel_choice == "rowblocks"
+          ? kc::TcaKernel::CudaCoreRowSplit
       : kernel_choice == "tuned"    ? kc::tca_tune(plan, a, /*allow_tf32=*/true, nullptr, tune_cache)
                                     : kc::tca_choose(plan, a, /*allow_tf32=*/true);
   if (kernel_choice == "tuned")
@@ -155,8 +157,9 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
   if (kernel == kc::TcaKernel::TensorCore && plan.stats().shared_columns) res.kernel += "/shared";
   if (kc::tca_runs_clusters(plan, kernel, a)) res.kernel += "/clusters";
   constexpr bool kRowBlockType = std::is_same_v<T, float> || std::is_same_v<T, double>;
-  if (kernel_choice == "cudacore" && kRowBlockType && !dense_col_major &&
-      kc::spmm_row_blocks_preferred(A.rows, A.nnz(), n)) {
+  const bool row_blocks_apply = kRowBlockType && !dense_col_major && n <= kc::kRowBlockSpmmMaxN;
+  if ((kernel_choice == "cudacore" && row_blocks_apply && kc::spmm_row_blocks_preferred(A.rows, A.nnz(), n)) ||
+      (kernel_choice == "rowblocks" && row_blocks_apply)) {
     kc::RowBlockSpmmArgs rb;
     rb.type = std::is_same_v<T, double> ? kc::SpmvType::F64 : kc::SpmvType::F32;
     rb.rows = A.rows;
@@ -243,7 +246,7 @@ Result bench(const Csr& A, const kc::TcaPlan& plan, std::int64_t n, double bw, c
 
 constexpr const char* kUsage =
     "usage: spmm_tca_bench [matrix_dir] [--reps R] [--n 32,64,...] [--synthetic-only | --real-only] [--ours-only]\n"
-    "                      [--kernel auto | tc | rowsplit | cudacore | tuned] [--prec fp16,bf16,tf32,fp64] [--row-chunk R]\n"
+    "                      [--kernel auto | tc | rowsplit | cudacore | rowblocks | tuned] [--prec fp16,bf16,tf32,fp64] [--row-chunk R]\n"
     "                      [--dense row | col] [--shared-min-reuse X] [--warm-l2] [--tune-cache cold | warm]\n"
     "(what each option does: the comment at the top of spmm_tca_bench.cu)\n";
 
@@ -275,8 +278,8 @@ int main(int argc, char** argv) {
       } else if (cl.is("--kernel")) {
         kernel_choice = cl.text();
         if (kernel_choice != "auto" && kernel_choice != "tc" && kernel_choice != "rowsplit" &&
-            kernel_choice != "cudacore" && kernel_choice != "tuned")
-          throw Error("--kernel takes auto, tc, rowsplit, cudacore or tuned");
+            kernel_choice != "cudacore" && kernel_choice != "rowblocks" && kernel_choice != "tuned")
+          throw Error("--kernel takes auto, tc, rowsplit, cudacore, rowblocks or tuned");
       } else if (cl.is("--prec")) {
         precs.clear();
         std::stringstream ss(cl.text());

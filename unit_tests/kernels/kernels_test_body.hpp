@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <type_traits>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -86,6 +87,15 @@ TYPED_TEST(Kernels, SpmmRowsLongerThanAPlansBlock) {
   for (const std::int64_t n : {1, 3, 8, 16, 20}) {
     check_spmm<double, Kokkos::LayoutRight, TypeParam>(coo, n, 1.0, 0.0, 61, "long rows");
     check_spmm<float, Kokkos::LayoutRight, TypeParam>(coo, n, 0.5, -1.0, 62, "long rows");
+  }
+  if constexpr (std::is_same_v<TypeParam, Kokkos::Cuda>) {  // the row blocks' widest lanes, asked for
+    const tessera::SpmmOptions row_blocks{tessera::SpmmAlgorithm::CudaRowBlocks};
+    for (const std::int64_t n : {9, 16}) {
+      check_spmm<double, Kokkos::LayoutRight, TypeParam>(coo, n, 1.0, 0.5, 63, "long rows", row_blocks);
+      check_spmm<float, Kokkos::LayoutRight, TypeParam>(coo, n, 2.0, 0.0, 64, "long rows", row_blocks);
+      for (const auto& c : tessera_test::edge_case_matrices(48))
+        check_spmm<double, Kokkos::LayoutRight, TypeParam>(c.coo, n, 1.0, 0.0, 65, c.name, row_blocks);
+    }
   }
 }
 
