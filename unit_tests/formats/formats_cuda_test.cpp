@@ -23,13 +23,20 @@ TEST(DeviceScratch, HoldsDataIsReusedAndReportsExhaustion) {
   std::vector<std::uint32_t> host(1 << 20);
   for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<std::uint32_t>(i * 2654435761u);
   const std::size_t bytes = host.size() * sizeof(std::uint32_t);
-  void* first = nullptr;
+  const auto reserved = [] {
+    std::uint64_t bytes_reserved = 0;
+    EXPECT_EQ(cudaMemPoolGetAttribute(tessera::formats::cuda::device_scratch_pool(),
+                                      cudaMemPoolAttrReservedMemCurrent, &bytes_reserved),
+              cudaSuccess);
+    return bytes_reserved;
+  };
+  std::uint64_t after_first = 0;
   for (int call = 0; call < 2; ++call) {
     const tessera::formats::cuda::DeviceScratch scratch("test scratch", bytes, stream);
     ASSERT_NE(scratch.data(), nullptr);
     EXPECT_EQ(scratch.size(), bytes);
-    if (call == 0) first = scratch.data();
-    if (call == 1) EXPECT_EQ(scratch.data(), first) << "freed scratch is kept for the next request";
+    if (call == 0) after_first = reserved();
+    if (call == 1) EXPECT_EQ(reserved(), after_first) << "the freed scratch serves the next request";
     std::vector<std::uint32_t> back(host.size());
     ASSERT_EQ(cudaMemcpyAsync(scratch.data(), host.data(), bytes, cudaMemcpyHostToDevice, stream), cudaSuccess);
     ASSERT_EQ(cudaMemcpyAsync(back.data(), scratch.data(), bytes, cudaMemcpyDeviceToHost, stream), cudaSuccess);

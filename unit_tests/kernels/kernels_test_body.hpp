@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <type_traits>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -88,7 +87,7 @@ TYPED_TEST(Kernels, SpmmRowsLongerThanAPlansBlock) {
     check_spmm<double, Kokkos::LayoutRight, TypeParam>(coo, n, 1.0, 0.0, 61, "long rows");
     check_spmm<float, Kokkos::LayoutRight, TypeParam>(coo, n, 0.5, -1.0, 62, "long rows");
   }
-  if constexpr (std::is_same_v<TypeParam, Kokkos::Cuda>) {  // the row blocks' widest lanes, asked for
+  if constexpr (tessera::kernels::runs_cuda_kernels_v<TypeParam>) {  // the row blocks, asked for by name
     const tessera::SpmmOptions row_blocks{tessera::SpmmAlgorithm::CudaRowBlocks};
     for (const std::int64_t n : {9, 16}) {
       check_spmm<double, Kokkos::LayoutRight, TypeParam>(coo, n, 1.0, 0.5, 63, "long rows", row_blocks);

@@ -27,7 +27,8 @@ constexpr int kTile = kThreads * kItems;
 // the 32-bit slots cannot address) the caller is told to sort globally instead.
 constexpr int kShortColumn = 16;
 constexpr int kLongColumn = 16384;
-constexpr int kStaged = 8192;  // slots of a block's short columns staged in shared memory
+constexpr int kStaged = 8192;                     // slots of a block's short columns staged in shared memory
+constexpr std::int64_t kMaxEntries = 0xffffffff;  // 32-bit positions in the slots, one value left for kSkip
 
 std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
@@ -222,7 +223,7 @@ struct Workspace {
   std::size_t row_of, cursor, list, counters, scan;
 
   explicit Workspace(const CsrArrays<Offset, Word>& in) {
-    row_of = aligned(in.nnz * sizeof(int));
+    row_of = aligned((in.nnz < kMaxEntries ? in.nnz : 0) * sizeof(int));  // nothing where the call declines
     cursor = aligned(std::max<std::int64_t>(in.cols, 1) * sizeof(Offset));
     list = aligned(std::max<std::int64_t>(in.cols, 1) * sizeof(std::int64_t));
     counters = aligned(2 * sizeof(unsigned long long));
@@ -248,7 +249,7 @@ bool transpose_csr(const CsrArrays<Offset, Word>& in, const TransposedArrays<Off
   if (workspace_bytes < bytes.total()) throw CudaError("tessera transpose: workspace smaller than required");
   check(cudaMemsetAsync(out.pos, 0, (in.cols + 1) * sizeof(Offset), stream), "cudaMemsetAsync (offsets)");
   if (in.nnz == 0) return true;
-  if (in.nnz >= std::int64_t{0xffffffff}) return false;  // positions of 32 bits in the slots
+  if (in.nnz >= kMaxEntries) return false;
   char* at = static_cast<char*>(workspace);
   const auto take = [&at](std::size_t size) { return std::exchange(at, at + size); };
   const Scattered scattered{reinterpret_cast<std::uint32_t*>(out.crd),
@@ -282,8 +283,8 @@ bool transpose_csr(const CsrArrays<Offset, Word>& in, const TransposedArrays<Off
     check(cudaFuncSetAttribute(sort_long_columns<Offset, Word>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                kLongColumn / 4 * static_cast<int>(sizeof(uint4))),
           "cudaFuncSetAttribute (sort_long_columns)");
-    sort_long_columns<<<static_cast<unsigned>(counters[0]), kThreads, shared, stream>>>(out.pos, list, scattered, in.vals,
-                                                                                        out.crd, out.vals);
+    sort_long_columns<<<static_cast<unsigned>(counters[0]), kThreads, shared, stream>>>(out.pos, list, scattered,
+                                                                                        in.vals, out.crd, out.vals);
     check(cudaGetLastError(), "sort_long_columns launch");
   }
   return true;

@@ -38,7 +38,8 @@ constexpr bool has_cuda_transpose_v =
     (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
 
 template <std::size_t Bytes>
-using WordOf = std::conditional_t<Bytes == 2, std::uint16_t, std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>>;
+using WordOf =
+    std::conditional_t<Bytes == 2, std::uint16_t, std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>>;
 
 // `src`'s entries in (minor, major) order as a DstEnc tensor of `out_shape`; nullopt where declined.
 template <class T, class DstEnc, class SrcEnc>
