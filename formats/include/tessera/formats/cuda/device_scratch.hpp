@@ -19,12 +19,16 @@ cudaMemPool_t device_scratch_pool();
 /// naming `label`.
 class DeviceScratch {
  public:
+  /// Takes `bytes` bytes (none for 0) from the pool in stream order on `stream`.
   DeviceScratch(const std::string& label, std::size_t bytes, cudaStream_t stream);
+  /// Returns the memory to the pool in stream order.
   ~DeviceScratch();
   DeviceScratch(const DeviceScratch&) = delete;
   DeviceScratch& operator=(const DeviceScratch&) = delete;
 
+  /// The scratch's device address (null for 0 bytes).
   void* data() const noexcept { return data_; }
+  /// Its size in bytes.
   std::size_t size() const noexcept { return bytes_; }
 
  private:

@@ -18,18 +18,20 @@ namespace tessera::formats::cuda {
 /// Input arrays: `rows` + 1 offsets, `nnz` column ids in [0, cols) sorted and unique per row, values.
 template <class Offset, class Word>
 struct CsrArrays {
-  const Offset* pos;
-  const int* crd;
-  const Word* vals;
-  std::int64_t rows, cols, nnz;
+  const Offset* pos;  ///< rows + 1 row offsets
+  const int* crd;     ///< nnz column ids
+  const Word* vals;   ///< nnz values, as words
+  std::int64_t rows;  ///< rows of the matrix
+  std::int64_t cols;  ///< columns of the matrix: the transpose's rows
+  std::int64_t nnz;   ///< entries
 };
 
 /// Output arrays: `cols` + 1 offsets, `nnz` row ids and values.
 template <class Offset, class Word>
 struct TransposedArrays {
-  Offset* pos;
-  int* crd;
-  Word* vals;
+  Offset* pos;  ///< cols + 1 column offsets
+  int* crd;     ///< nnz row ids, sorted within each column
+  Word* vals;   ///< nnz values, in the order of crd
 };
 
 /// Bytes of workspace transpose_csr needs for `in`'s sizes.
