@@ -11,7 +11,8 @@
 // fp32 without TF32 and fp64 (its 'tf32' rows then compute in fp32): the row-block SpMM
 // (spmm_row_blocks.hpp) where spmm_row_blocks_preferred says so and B and C are row-major, the
 // row split otherwise; --kernel rowblocks runs the row-block SpMM wherever it applies (fp32 and
-// fp64, row-major, N <= kRowBlockSpmmMaxN), for setting that rule; --kernel tuned runs what tca_tune measures to be faster
+// fp64, row-major, N <= kRowBlockSpmmMaxN), for setting that rule; --kernel tuned runs what
+// tca_tune measures to be faster
 // (once per matrix, N and precision, before the timed calls, as cuSPARSE's baseline is the
 // fastest of its configurations by measurement), timed from the L2 state the bench times
 // in unless --tune-cache cold | warm says otherwise.

@@ -115,7 +115,8 @@ void launch(const SpmvPlan& plan, const RowBlockSpmmArgs& a, cudaStream_t stream
   chunks.table = plan.chunk_table();
   chunks.firsts = plan.row_firsts();
   chunks.arrived = plan.arrivals();
-  const DeviceBuffer<T> partial(static_cast<std::size_t>(plan.chunks() * P), stream, formats::cuda::device_scratch_pool());
+  const DeviceBuffer<T> partial(static_cast<std::size_t>(plan.chunks() * P), stream,
+                                formats::cuda::device_scratch_pool());
   chunks.partial = partial.ptr;
   const auto blocks = static_cast<unsigned>(plan.row_blocks() + plan.chunks());
   spmm_row_blocks_kernel<P, T, Offset><<<blocks, kThreads, 0, stream>>>(
