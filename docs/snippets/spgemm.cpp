@@ -26,7 +26,7 @@ double difference(const TA& a, const TB& b, double factor = 1.0) {
 
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard guard(argc, argv);
-  using Space = Kokkos::DefaultHostExecutionSpace;  // spgemm runs on host spaces (Serial, OpenMP)
+  using Space = Kokkos::DefaultHostExecutionSpace;  // host spaces take every policy; Kokkos::Cuda: Auto, Hash, Dense
   const std::string data = argc > 1 ? argv[1] : "../shared/data";
   const auto coo = tessera::io::read_matrix_market(data + "/matrices/west0497.mtx.gz");
   const auto A = tessera::from_coo<double, tessera::CSR, Space>(coo);

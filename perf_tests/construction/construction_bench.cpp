@@ -15,6 +15,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "../common/fenced_timing.hpp"
 #include "serial_from_coo.hpp"
 #include "tessera/core/command_line.hpp"
 #include "tessera/core/poisson_3d_triplets.hpp"
@@ -34,22 +35,6 @@ const char* const kUsage =
     "  --no-cuda      skip the CUDA table (CUDA builds)\n"
     "  --no-baseline  skip the sequential baseline (the slowest row)\n";
 
-// Median wall time in milliseconds of `reps` fenced calls of `call`, whose result is dropped
-// after the clock stops.
-template <class Call>
-double median_ms(int reps, Call&& call) {
-  std::vector<double> ms;
-  for (int r = 0; r < reps; ++r) {
-    Kokkos::fence();
-    const auto t0 = std::chrono::steady_clock::now();
-    auto result = call();
-    Kokkos::fence();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
-
 tessera::HostCoo<double> shuffled_poisson(std::int64_t n) {
   tessera::HostCoo<double> coo = tessera::poisson_3d_triplets(n, 0, n * n * n);
   std::mt19937_64 rng(2024);
@@ -65,16 +50,16 @@ tessera::HostCoo<double> shuffled_poisson(std::int64_t n) {
 void host_table(const tessera::HostCoo<double>& coo, int reps, bool baseline) {
   using tessera::CSR;
   std::printf("\n| host: from_coo<double, CSR> | ms per call | speed-up |\n|---|---:|---:|\n");
-  const double serial = median_ms(reps, [&] { return tessera::from_coo<double, CSR, Kokkos::Serial>(coo); });
+  const double serial = median_fenced_ms(reps, [&] { return tessera::from_coo<double, CSR, Kokkos::Serial>(coo); });
   if (baseline) {
-    const double before = median_ms(reps, [&] { return construction_bench::serial_from_coo<double, CSR>(coo); });
+    const double before = median_fenced_ms(reps, [&] { return construction_bench::serial_from_coo<double, CSR>(coo); });
     std::printf("| sequential algorithm before (Serial) | %.1f | %.2fx |\n", before, 1.0);
     std::printf("| from_coo, Kokkos::Serial | %.1f | %.2fx |\n", serial, before / serial);
   } else {
     std::printf("| from_coo, Kokkos::Serial | %.1f | %.2fx |\n", serial, 1.0);
   }
 #if defined(KOKKOS_ENABLE_OPENMP)
-  const double openmp = median_ms(reps, [&] { return tessera::from_coo<double, CSR, Kokkos::OpenMP>(coo); });
+  const double openmp = median_fenced_ms(reps, [&] { return tessera::from_coo<double, CSR, Kokkos::OpenMP>(coo); });
   std::printf("| from_coo, Kokkos::OpenMP (%d threads) | %.1f | %.2fx vs Serial (target >= 1.7x on 2 cores) |\n",
               Kokkos::OpenMP().concurrency(), openmp, serial / openmp);
 #endif
@@ -101,13 +86,13 @@ void cuda_table(const tessera::HostCoo<double>& coo, int reps) {
   using Cuda = Kokkos::Cuda;
   const auto device_coo = tessera::to_device<Cuda>(coo);
   std::printf("\n| CUDA (%s) | ms per call | target |\n|---|---:|---|\n", "Kokkos::Cuda");
-  const double from_device = median_ms(reps, [&] { return tessera::from_coo<double, CSR, Cuda>(device_coo); });
+  const double from_device = median_fenced_ms(reps, [&] { return tessera::from_coo<double, CSR, Cuda>(device_coo); });
   std::printf("| from_coo<CSR>, triplets on the device | %.2f | <= 60 ms |\n", from_device);
-  const double from_host = median_ms(reps, [&] { return tessera::from_coo<double, CSR, Cuda>(coo); });
+  const double from_host = median_fenced_ms(reps, [&] { return tessera::from_coo<double, CSR, Cuda>(coo); });
   std::printf("| from_coo<CSR>, triplets on the host (copy included) | %.2f | <= 250 ms |\n", from_host);
 
   const auto A = tessera::from_coo<double, CSR, Cuda>(device_coo);
-  const double ours = median_ms(reps, [&] { return tessera::convert<CSC>(A); });
+  const double ours = median_fenced_ms(reps, [&] { return tessera::convert<CSC>(A); });
 
   // cuSPARSE on the same CSR arrays, outputs and buffer allocated once, outside the timing.
   const auto& s = A.decompose();
@@ -125,7 +110,7 @@ void cuda_table(const tessera::HostCoo<double>& coo, int reps) {
                                     CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &bytes),
       "cusparseCsr2cscEx2_bufferSize");
   Kokkos::View<unsigned char*, Kokkos::CudaSpace> buffer("cusparse buffer", std::max<std::size_t>(bytes, 1));
-  const double vendor = median_ms(reps, [&] {
+  const double vendor = median_fenced_ms(reps, [&] {
     check_cusparse(
         cusparseCsr2cscEx2(handle, m, n, nnz, s.vals.data(), s.levels[1].pos.data(), s.levels[1].crd.data(),
                            csc_val.data(), col_ptr.data(), row_ind.data(), CUDA_R_64F, CUSPARSE_ACTION_NUMERIC,
@@ -135,7 +120,7 @@ void cuda_table(const tessera::HostCoo<double>& coo, int reps) {
   });
   // As a caller of convert sees it: the CSC arrays and the buffer allocated by each call, the
   // buffer freed in it, the arrays returned.
-  const double vendor_allocating = median_ms(reps, [&] {
+  const double vendor_allocating = median_fenced_ms(reps, [&] {
     Kokkos::View<int*, Kokkos::CudaSpace> ptr(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ptr"), n + 1);
     Kokkos::View<int*, Kokkos::CudaSpace> ind(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ind"), nnz);
     Kokkos::View<double*, Kokkos::CudaSpace> val(Kokkos::view_alloc(Kokkos::WithoutInitializing, "val"), nnz);

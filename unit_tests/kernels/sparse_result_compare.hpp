@@ -2,7 +2,9 @@
 // Compares a sparse kernel result with a reference HostCoo: the same set of
 // coordinates (exactly: structure is deterministic) and each value within
 // tolerance x its sum of |terms| (the reference of the same product on absolute
-// values, which has the same structure: the references keep every reached entry).
+// values, which has the same structure: the references keep every reached entry), plus an
+// absolute floor where the value type cannot hold the terms (float products of values below
+// its normal range).
 // Both sides are put in lexicographic mode order first, so results stored
 // column-major (CSC, transposed output) compare directly.
 #include <algorithm>
@@ -37,7 +39,8 @@ inline tessera::HostCoo<double> lexicographic(const tessera::HostCoo<double>& co
 
 template <class T>
 void expect_same_entries(const tessera::HostCoo<T>& got_any_order, const tessera::HostCoo<double>& ref_any_order,
-                         const tessera::HostCoo<double>& scale_any_order, double tolerance, const std::string& what) {
+                         const tessera::HostCoo<double>& scale_any_order, double tolerance, const std::string& what,
+                         double absolute_floor = 0) {
   tessera::HostCoo<double> g;
   g.shape = got_any_order.shape;
   g.coords = got_any_order.coords;
@@ -47,7 +50,7 @@ void expect_same_entries(const tessera::HostCoo<T>& got_any_order, const tessera
   ASSERT_EQ(got.nnz(), ref.nnz()) << what << ": number of stored entries";
   ASSERT_TRUE(got.coords == ref.coords) << what << ": stored coordinates differ";
   ASSERT_TRUE(scale.coords == ref.coords) << what << ": the scale reference has other coordinates";
-  EXPECT_TRUE(entrywise_close(got.values, ref.values, scale.values, tolerance)) << what;
+  EXPECT_TRUE(entrywise_close(got.values, ref.values, scale.values, tolerance, absolute_floor)) << what;
 }
 
 }  // namespace tessera_test

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// tessera::dist::spgemm<Policy>(A, B) — C = A * B, 1D row-wise, on host spaces.
+/// tessera::dist::spgemm<Policy>(A, B) — C = A * B, 1D row-wise, on every space of tessera::spgemm.
 /// Rank r owns rows of A, B and C. Its rows of A name columns j of A = rows j of B;
 /// the rows it does not own are exactly A's ghost columns, so A's import plan says
 /// which rows of B to fetch and from whom. After one exchange (row lengths, then
@@ -9,7 +9,9 @@
 ///   C_r = [A_diag | A_offd] * [B owned rows ; fetched rows]
 /// \endcode
 /// is tessera::spgemm<Policy> (the workspace kernel) on local tensors, and C keeps
-/// A's row blocks and B's column blocks. Collective over A.comm().
+/// A's row blocks and B's column blocks. The exchanged rows and the local operands are
+/// assembled on the host, then built in Space (on Kokkos::Cuda the local product runs on the
+/// device). Collective over A.comm().
 #include <cstdint>
 #include <vector>
 
@@ -76,8 +78,6 @@ void run_layout(int ranks, const std::vector<int>& run_ranks, const std::vector<
 template <class Policy = workspace::Auto, class T, class Enc, class Space>
 DistTensor<T, Enc, Space> spgemm(const Space& space, const DistTensor<T, Enc, Space>& A,
                                  const DistTensor<T, Enc, Space>& B, const workspace::Options& options = {}) {
-  static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible,
-                "dist::spgemm runs on host execution spaces (Serial, OpenMP)");
   detail::require_same_blocks("dist::spgemm", "B's rows", B.rows(), A.cols());
   MPI_Comm comm = A.comm();
   const int ranks = comm_size(comm), rank = comm_rank(comm);

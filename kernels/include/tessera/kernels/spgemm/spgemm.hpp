@@ -1,9 +1,8 @@
 #pragma once
 /// \file
-/// tessera::spgemm<Policy, OutEnc>(A, B) — C = A * B for sparse matrices, on a host
-/// execution space, accumulating through the workspace `Policy`
-/// (tessera::workspace::{Dense, Bucket, Hash, Coord, Map, SortOnce, Auto}).
-/// The algorithm follows the encodings:
+/// tessera::spgemm<Policy, OutEnc>(A, B) — C = A * B for sparse matrices, accumulating through
+/// the workspace `Policy` (tessera::workspace::{Dense, Bucket, Hash, Coord, Map, SortOnce, Auto}).
+/// On host execution spaces the algorithm follows the encodings:
 /// \code{.unparsed}
 ///   A CSR,  B CSR,        C row-major     row-wise, first-order workspace per row, rows
 ///                                         written straight into C (Dense: Gustavson rows);
@@ -12,7 +11,9 @@
 /// \endcode
 /// OutEnc is any {Dense|Compressed, Compressed} matrix encoding (CSR, CSC, DCSR, DCSC).
 /// With OpenMP, threads own workspaces and output chunks; the result's structure is
-/// the same for every thread count.
+/// the same for every thread count. On Kokkos::Cuda (cuda/spgemm_cuda.hpp), row-wise with the
+/// device workspaces of cuda/spgemm_rows.hpp (policies Auto, Hash, Dense), other encodings
+/// converted on the device.
 /// With an SpgemmHandle, a product of operands with the patterns of the handle's first one runs
 /// only the numeric phase (spgemm_handle.hpp).
 #include <type_traits>
@@ -23,8 +24,8 @@
 #include "tessera/formats/encoding.hpp"
 #include "tessera/kernels/common/bind_handle.hpp"
 #include "tessera/kernels/common/checks.hpp"
+#include "tessera/kernels/spgemm/cuda/spgemm_cuda.hpp"
 #include "tessera/kernels/spgemm/impl/spgemm_impl.hpp"
-#include "tessera/kernels/spgemm/impl/spgemm_numeric.hpp"
 #include "tessera/kernels/spgemm/spgemm_handle.hpp"
 #include "tessera/workspace/policies.hpp"
 
@@ -40,11 +41,6 @@ void check_spgemm_encodings() {
                                             EncB::level_kinds[0] == LevelKind::Dense),
                 "A must be CSC/DCSC (outer product) or CSR with B CSR (row-wise)");
 }
-
-// The numeric phase applies: CSR times CSR into CSR.
-template <class OutEnc, class EncA, class EncB>
-constexpr bool spgemm_has_numeric_phase_v = std::is_same_v<OutEnc, CSR> && std::is_same_v<EncA, CSR> &&
-                                            std::is_same_v<EncB, CSR>;
 
 }  // namespace kernels::detail
 
@@ -70,16 +66,7 @@ Tensor<T, OutEnc, Space> spgemm(const Space& space, const Tensor<T, EncA, Space>
   kernels::bind_handle(space, "tessera::spgemm", handle, {A.extent(0), A.extent(1), B.extent(1)}, A.nnz() + B.nnz(),
                        a.levels[0].pos, a.levels[0].crd, a.levels[1].pos, a.levels[1].crd, b.levels[0].pos,
                        b.levels[0].crd, b.levels[1].pos, b.levels[1].crd);
-  using Result = Tensor<T, OutEnc, Space>;
-  if constexpr (kernels::detail::spgemm_has_numeric_phase_v<OutEnc, EncA, EncB>) {
-    if (const Result* pattern = handle.state().get<Result>()) {
-      const kernels::ProfilingRegion profiling_region(kernels::region_name<T>("spgemm", "numeric"));
-      return kernels::impl::spgemm_numeric(space, A, B, *pattern);
-    }
-  }
-  Result C = spgemm<Policy, OutEnc>(space, A, B, handle.options(), report);
-  if constexpr (kernels::detail::spgemm_has_numeric_phase_v<OutEnc, EncA, EncB>) handle.state().emplace(C);
-  return C;
+  return kernels::SpgemmImpl<Space, Policy, OutEnc, T, EncA, EncB>::run(space, A, B, handle, report);
 }
 
 /// Run on a default-constructed instance of the operands' execution space.

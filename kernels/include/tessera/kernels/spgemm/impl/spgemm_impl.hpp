@@ -1,7 +1,7 @@
 #pragma once
 // The host implementation of tessera::spgemm (the primary template of SpgemmImpl): the
 // insert-sort-merge workspaces of tessera::workspace, row-wise or outer-product by the
-// encodings. Kokkos::Cuda has no specialization yet: the primary template refuses device spaces.
+// encodings. Kokkos::Cuda has its own (cuda/spgemm_cuda.hpp); other device spaces are refused.
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -16,13 +16,24 @@
 #include "tessera/kernels/common/profiling_region.hpp"
 #include "tessera/kernels/common/row_partition.hpp"
 #include "tessera/kernels/common/sorted_chunks.hpp"
+#include "tessera/kernels/spgemm/impl/spgemm_numeric.hpp"
 #include "tessera/kernels/spgemm/impl/spgemm_rowwise.hpp"
 #include "tessera/kernels/spgemm/impl/spgemm_second_order.hpp"
+#include "tessera/kernels/spgemm/spgemm_handle.hpp"
 #include "tessera/workspace/auto_policy.hpp"
 #include "tessera/workspace/policies.hpp"
 #include "tessera/workspace/workspace.hpp"
 
 namespace tessera::kernels {
+
+namespace detail {
+
+// The numeric phase applies: CSR times CSR into CSR.
+template <class OutEnc, class EncA, class EncB>
+constexpr bool spgemm_has_numeric_phase_v = std::is_same_v<OutEnc, CSR> && std::is_same_v<EncA, CSR> &&
+                                            std::is_same_v<EncB, CSR>;
+
+}  // namespace detail
 
 template <class Space, class Policy, class OutEnc, class T, class EncA, class EncB, class Enable = void>
 struct SpgemmImpl {
@@ -98,6 +109,23 @@ struct SpgemmImpl {
       }
       return C;
     });
+  }
+
+  /// Through a handle: the first call computes C and keeps it; later calls (CSR x CSR -> CSR)
+  /// compute only C's values into its pattern.
+  static Tensor<T, OutEnc, Space> run(const Space& space, const Tensor<T, EncA, Space>& A,
+                                      const Tensor<T, EncB, Space>& B, SpgemmHandle& handle,
+                                      workspace::Report* report) {
+    using Result = Tensor<T, OutEnc, Space>;
+    if constexpr (detail::spgemm_has_numeric_phase_v<OutEnc, EncA, EncB>) {
+      if (const Result* pattern = handle.state().get<Result>()) {
+        const ProfilingRegion profiling_region(region_name<T>("spgemm", "numeric"));
+        return impl::spgemm_numeric(space, A, B, *pattern);
+      }
+    }
+    Result C = run(space, A, B, handle.options(), report);
+    if constexpr (detail::spgemm_has_numeric_phase_v<OutEnc, EncA, EncB>) handle.state().emplace(C);
+    return C;
   }
 };
 

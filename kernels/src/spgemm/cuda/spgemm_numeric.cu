@@ -1,0 +1,202 @@
+// spgemm_numeric: the numeric phase of the row-wise SpGEMM, one launch per bin of the plan.
+#include <string>
+
+#include <cub/block/block_scan.cuh>
+
+#include "spgemm_rows_launch.cuh"
+#include "tessera/core/error.hpp"
+
+namespace tessera::kernels::cuda {
+namespace {
+
+using namespace spgemm_detail;
+
+// Numeric phase, one bin of hash-table rows: accumulate, order the entries (ranks for a group's
+// small table, a bitonic sort for a block's), write the row out.
+template <class T, int G>
+__global__ void __launch_bounds__(1024)
+    numeric_hash(SpgemmArgs args, const void* c_pos, int* c_crd, T* c_vals, const int* __restrict__ rows,
+                 std::int64_t count, int table_log2, bool write_crd) {
+  using Grp = Group<G>;
+  extern __shared__ __align__(16) unsigned char shared_table[];
+  const int slots = 1 << table_log2;
+  const unsigned mask = static_cast<unsigned>(slots - 1);
+  const unsigned multiplier = hash_multiplier(slots, args.cols);
+  T* vals = reinterpret_cast<T*>(shared_table) + Grp::index() * slots;
+  unsigned* keys = reinterpret_cast<unsigned*>(reinterpret_cast<T*>(shared_table) + Grp::per_block() * slots) +
+                   Grp::index() * slots;
+  const std::int64_t item = std::int64_t{blockIdx.x} * Grp::per_block() + Grp::index();
+  const std::int64_t row = item < count ? rows[item] : -1;
+  for (int s = Grp::rank(); s < slots; s += Grp::size()) {
+    keys[s] = kEmpty;
+    vals[s] = T(0);
+  }
+  Grp::sync();
+  if (row >= 0)
+    for_each_product_value<T>(args, row, Grp::rank(), Grp::size(),
+                              [&](unsigned col, T value) { insert_add(keys, vals, mask, multiplier, col, value); });
+  Grp::sync();
+  const std::int64_t begin = row >= 0 ? load_offset(c_pos, args.c_wide, row) : 0;
+  if constexpr (G != 0) {
+    // Small tables: ranks computed over the compacted entries cost less than a sort network; a
+    // table with a slot per column is in order once compacted.
+    const int count = compact_table<G>(keys, vals, slots);
+    if (multiplier == 1) {
+      for (int e = Grp::rank(); e < count; e += G) {
+        if (write_crd) c_crd[begin + e] = static_cast<int>(keys[e]);
+        c_vals[begin + e] = vals[e];
+      }
+    } else {
+      write_ranked<G>(keys, vals, count, write_crd ? c_crd + begin : nullptr, c_vals + begin);
+    }
+  } else if (multiplier == 1) {
+    __shared__ int warp_sums[32];
+    write_in_slot_order(keys, vals, slots, write_crd ? c_crd + begin : nullptr, c_vals + begin, warp_sums);
+  } else {
+    bitonic_sort<Grp>(keys, vals, slots);
+    if (row >= 0) {
+      const std::int64_t length = load_offset(c_pos, args.c_wide, row + 1) - begin;
+      for (int s = Grp::rank(); s < length; s += Grp::size()) {
+        if (write_crd) c_crd[begin + s] = static_cast<int>(keys[s]);
+        c_vals[begin + s] = vals[s];
+      }
+    }
+  }
+}
+
+// Numeric phase into a known pattern (an SpgemmHandle's later products), one bin of rows that
+// fit shared memory: the row's sorted column ids are staged, each product finds its entry by
+// binary search and adds to it, and the values are written out in order.
+template <class T, int G>
+__global__ void __launch_bounds__(1024)
+    numeric_into_pattern(SpgemmArgs args, const void* c_pos, const int* __restrict__ c_crd, T* c_vals,
+                         const int* __restrict__ rows, std::int64_t count, int table_log2) {
+  using Grp = Group<G>;
+  extern __shared__ __align__(16) unsigned char shared_table[];
+  const int slots = 1 << table_log2;
+  T* vals = reinterpret_cast<T*>(shared_table) + Grp::index() * slots;
+  int* cols = reinterpret_cast<int*>(reinterpret_cast<T*>(shared_table) + Grp::per_block() * slots) +
+              Grp::index() * slots;
+  const std::int64_t item = std::int64_t{blockIdx.x} * Grp::per_block() + Grp::index();
+  const std::int64_t row = item < count ? rows[item] : -1;
+  std::int64_t begin = 0;
+  int length = 0;
+  if (row >= 0) {
+    begin = load_offset(c_pos, args.c_wide, row);
+    length = static_cast<int>(load_offset(c_pos, args.c_wide, row + 1) - begin);
+  }
+  for (int s = Grp::rank(); s < length; s += Grp::size()) {
+    cols[s] = __ldg(c_crd + begin + s);
+    vals[s] = T(0);
+  }
+  Grp::sync();
+  if (row >= 0)
+    for_each_product_value<T>(args, row, Grp::rank(), Grp::size(), [&](unsigned col, T value) {
+      int lo = 0, hi = length - 1;  // the column is in the row: the pattern came from these operands
+      while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (static_cast<unsigned>(cols[mid]) < col) lo = mid + 1;
+        else hi = mid;
+      }
+      atomicAdd(vals + lo, value);
+    });
+  Grp::sync();
+  for (int s = Grp::rank(); s < length; s += Grp::size()) c_vals[begin + s] = vals[s];
+}
+
+// Numeric phase, rows too long for shared memory: values in a dense array and columns in a bitmap
+// per block in global memory (zero between rows); each thread reads out a contiguous run of the
+// touched words, at the place a block scan of their counts gives it, so the row comes out sorted.
+template <class T>
+__global__ void __launch_bounds__(kDenseThreads)
+    numeric_dense(SpgemmArgs args, const void* c_pos, int* c_crd, T* c_vals, const int* __restrict__ rows,
+                  std::int64_t count, unsigned* bitmaps, T* dense_all, std::int64_t words,
+                  bool write_crd) {
+  using Scan = cub::BlockScan<int, kDenseThreads>;
+  __shared__ typename Scan::TempStorage scan;
+  __shared__ WordSpan span;
+  unsigned* bits = bitmaps + blockIdx.x * words;
+  T* dense = dense_all + blockIdx.x * (words * 32);
+  for (std::int64_t item = blockIdx.x; item < count; item += gridDim.x) {
+    const int row = rows[item];
+    const WordSpan s = mark_row(args, row, bits, dense, &span);
+    const int span_words = s.hi - s.lo + 1;
+    const int run = (span_words + kDenseThreads - 1) / kDenseThreads;
+    const int first = s.lo + static_cast<int>(threadIdx.x) * run;
+    const int last = min(first + run, s.hi + 1);
+    int mine = 0;
+    for (int w = first; w < last; ++w) mine += __popc(bits[w]);
+    int at = 0;
+    Scan(scan).ExclusiveSum(mine, at);
+    std::int64_t out = load_offset(c_pos, args.c_wide, row) + at;
+    for (int w = first; w < last; ++w) {
+      for (unsigned b = bits[w]; b; b &= b - 1) {
+        const int col = w * 32 + __ffs(b) - 1;
+        if (write_crd) c_crd[out] = col;
+        c_vals[out] = dense[col];
+        dense[col] = T(0);
+        ++out;
+      }
+      bits[w] = 0;
+    }
+    __syncthreads();
+  }
+}
+
+
+template <class T>
+std::size_t numeric_bins(const SpgemmPlan& plan, const SpgemmArgs& args, const void* c_pos, int* c_crd, T* c_vals,
+                         bool write_crd, cudaStream_t stream) {
+  const std::vector<std::int64_t>& starts = plan.bin_starts();
+  const int* binned = plan.binned_rows();
+  for_each_table_bin(starts, [&](auto g, std::int64_t first, std::int64_t count, int log2, BinLaunch launch) {
+    constexpr int G = decltype(g)::value;
+    const int per_block = launch.rows_per_block();
+    const std::size_t shared = (sizeof(T) + sizeof(unsigned)) * per_block << log2;
+    // Into a known pattern, binary searches beat the table's ordering for a group's short rows; a
+    // block's long row is ordered faster than searched.
+    if (write_crd || G == 0) {
+      allow_large_tables(numeric_hash<T, G>);
+      numeric_hash<T, G><<<blocks_for(count, per_block), launch.threads, shared, stream>>>(
+          args, c_pos, c_crd, c_vals, binned + first, count, log2, write_crd);
+      TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm numeric_hash");
+    } else {
+      allow_large_tables(numeric_into_pattern<T, G>);
+      numeric_into_pattern<T, G><<<blocks_for(count, per_block), launch.threads, shared, stream>>>(
+          args, c_pos, c_crd, c_vals, binned + first, count, log2);
+      TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm numeric_into_pattern");
+    }
+  });
+  const std::int64_t dense_rows = starts[kDenseBin + 1] - starts[kDenseBin];
+  if (!dense_rows) return 0;
+  // Words per block rounded up so that every block's bitmap and values stay aligned.
+  const std::int64_t words = aligned((args.cols + 31) / 32 * sizeof(unsigned)) / sizeof(unsigned);
+  const std::size_t bitmap_bytes = words * sizeof(unsigned);
+  const std::size_t per_block = bitmap_bytes + words * 32 * sizeof(T);
+  const unsigned blocks = dense_blocks(dense_rows, per_block, args.dense_budget_bytes);
+  formats::cuda::DeviceScratch scratch("tessera::spgemm dense accumulators", blocks * per_block, stream);
+  TESSERA_CUDA_CHECK(cudaMemsetAsync(scratch.data(), 0, scratch.size(), stream));
+  auto* bitmaps = static_cast<unsigned*>(scratch.data());
+  T* dense = reinterpret_cast<T*>(static_cast<char*>(scratch.data()) + blocks * bitmap_bytes);
+  numeric_dense<T><<<blocks, kDenseThreads, 0, stream>>>(args, c_pos, c_crd, c_vals, binned + starts[kDenseBin],
+                                                          dense_rows, bitmaps,
+                                                          dense, words, write_crd);
+  TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm numeric_dense");
+  return scratch.size();
+}
+
+}  // namespace
+
+std::size_t spgemm_numeric(const SpgemmPlan& plan, const SpgemmArgs& args, const void* c_pos, int* c_crd,
+                           void* c_vals, bool write_crd, cudaStream_t stream) {
+  require_ok(spgemm_can_implement(args), "tessera::spgemm");
+  if (plan.rows() != args.rows)
+    throw ShapeError("tessera::spgemm: a plan of " + std::to_string(plan.rows()) + " rows for a product of " +
+                     std::to_string(args.rows));
+  if (plan.nnz() == 0) return 0;
+  if (args.type == SpgemmType::F64)
+    return numeric_bins(plan, args, c_pos, c_crd, static_cast<double*>(c_vals), write_crd, stream);
+  return numeric_bins(plan, args, c_pos, c_crd, static_cast<float*>(c_vals), write_crd, stream);
+}
+
+}  // namespace tessera::kernels::cuda

@@ -1,0 +1,184 @@
+// SpGEMM tests on CUDA: the shared body with the device policies, then the device kernels' own
+// cases: every bin of the hash tables and the dense accumulator, float and int64 offsets, the
+// real matrices, a generated Poisson matrix, and the handle's numeric phase on big rows.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+#include <gtest/gtest.h>
+
+#include "tessera/core/poisson_3d_triplets.hpp"
+#include "tessera/workspace/policies.hpp"
+
+using TestSpaces = ::testing::Types<Kokkos::Cuda>;
+using SpgemmPolicies = std::tuple<tessera::workspace::Dense, tessera::workspace::Hash, tessera::workspace::Auto>;
+
+#include "spgemm_test_body.hpp"
+
+namespace {
+
+using Cuda = Kokkos::Cuda;
+
+std::int64_t products(const HostCoo<double>& A, const HostCoo<double>& B) {
+  std::vector<std::int64_t> b_row(B.shape[0], 0);
+  for (std::int64_t n = 0; n < B.nnz(); ++n) ++b_row[B.coord(n, 0)];
+  std::int64_t sum = 0;
+  for (std::int64_t n = 0; n < A.nnz(); ++n) sum += b_row[A.coord(n, 1)];
+  return sum;
+}
+
+// C = A * B on the device in encoding Enc and value type T, against the double reference.
+template <class Policy, class T, class Enc>
+void expect_product(const HostCoo<double>& A, const HostCoo<double>& B, const HostCoo<double>& ref,
+                    const HostCoo<double>& scale, const std::string& what) {
+  const auto a = tessera::from_coo<T, Enc, Cuda>(A);
+  const auto b = tessera::from_coo<T, Enc, Cuda>(B);
+  ws::Report report;
+  const auto C = tessera::spgemm<Policy, Enc>(a, b, {}, &report);
+  tessera::validate(C);
+  const std::string label = what + " policy=" + ws::policy_name<Policy> + (sizeof(T) == 4 ? " float" : " double");
+  // Terms below T's normal range vanish in T (some real matrices hold values near 1e-97).
+  const double floor = static_cast<double>(std::numeric_limits<T>::min()) * static_cast<double>(max_terms(A, B));
+  tessera_test::expect_same_entries(tessera::to_coo(C), ref, scale, tessera_test::tolerance<T>(max_terms(A, B)), label,
+                                    floor);
+  if (ref.nnz() > 0) EXPECT_GT(report.peak_bytes, 0) << label;
+}
+
+template <class Policy>
+void expect_every_variant(const HostCoo<double>& A, const HostCoo<double>& B, const std::string& what) {
+  using Csr64 = tessera::WithIndexTypes<tessera::CSR, int, std::int64_t>;
+  const auto ref = tessera::reference::spgemm(A, B);
+  const auto scale = tessera::reference::spgemm(tessera_test::absolute_values(A), tessera_test::absolute_values(B));
+  expect_product<Policy, double, tessera::CSR>(A, B, ref, scale, what);
+  expect_product<Policy, float, tessera::CSR>(A, B, ref, scale, what);
+  expect_product<Policy, double, Csr64>(A, B, ref, scale, what + " int64 offsets");
+}
+
+// Rows whose product counts and lengths climb through every table size (32 to 16384 slots) and
+// past them: row i of A takes 2^(i / 3) entries, B's rows 1 to 40 entries over 60000 columns;
+// plus a dense row of A and an empty one.
+HostCoo<double> climbing_rows(std::int64_t inner, std::uint64_t seed) {
+  HostCoo<double> A;
+  A.shape = {50, inner};
+  std::uint64_t state = seed;
+  const auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return state >> 33;
+  };
+  for (std::int64_t i = 0; i < 48; ++i) {
+    const std::int64_t want = std::min<std::int64_t>(inner, std::int64_t{1} << (i / 3));
+    std::vector<std::int64_t> cols;
+    for (std::int64_t c = 0; c < inner && static_cast<std::int64_t>(cols.size()) < want; ++c)
+      if (static_cast<std::int64_t>(next() % inner) < want) cols.push_back(c);
+    for (std::int64_t c : cols) {
+      A.coords.insert(A.coords.end(), {i, c});
+      A.values.push_back(static_cast<double>(next() % 1000) / 500.0 - 1.0);
+    }
+  }
+  for (std::int64_t c = 0; c < inner; ++c) {  // row 48 dense, row 49 empty
+    A.coords.insert(A.coords.end(), {48, c});
+    A.values.push_back(1.0 / static_cast<double>(c + 1));
+  }
+  return A;
+}
+
+HostCoo<double> rows_of_lengths(std::int64_t rows, std::int64_t cols, std::int64_t most, std::uint64_t seed) {
+  HostCoo<double> B;
+  B.shape = {rows, cols};
+  std::uint64_t state = seed;
+  const auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return state >> 33;
+  };
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const std::int64_t length = 1 + static_cast<std::int64_t>(next() % most);
+    std::vector<std::int64_t> picked;
+    for (std::int64_t k = 0; k < length; ++k) picked.push_back(static_cast<std::int64_t>(next() % cols));
+    std::sort(picked.begin(), picked.end());
+    picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
+    for (std::int64_t j : picked) {
+      B.coords.insert(B.coords.end(), {i, j});
+      B.values.push_back(static_cast<double>(next() % 2000) / 1000.0 - 1.0);
+    }
+  }
+  return B;
+}
+
+HostCoo<double> transposed(const HostCoo<double>& M) {
+  HostCoo<double> T;
+  T.shape = {M.shape[1], M.shape[0]};
+  T.values = M.values;
+  for (std::int64_t n = 0; n < M.nnz(); ++n) T.coords.insert(T.coords.end(), {M.coord(n, 1), M.coord(n, 0)});
+  return T;
+}
+
+}  // namespace
+
+TEST(SpgemmCuda, EveryTableSizeAndTheDenseAccumulator) {
+  const HostCoo<double> B = rows_of_lengths(3000, 60000, 40, 7);
+  const HostCoo<double> A = climbing_rows(B.shape[0], 8);
+  expect_every_variant<ws::Auto>(A, B, "climbing rows");
+  expect_every_variant<ws::Hash>(A, B, "climbing rows");
+  expect_every_variant<ws::Dense>(A, B, "climbing rows");
+  // Few columns: the tables hold every column (no collisions), whatever the product count.
+  const HostCoo<double> narrow = rows_of_lengths(3000, 700, 40, 9);
+  expect_every_variant<ws::Auto>(A, narrow, "climbing rows, 700 columns");
+}
+
+TEST(SpgemmCuda, PoissonAndRealMatrices) {
+  const HostCoo<double> P = tessera::poisson_3d_triplets(24, 0, 24 * 24 * 24);
+  expect_every_variant<ws::Auto>(P, P, "Poisson 24^3 squared");
+  int checked = 0;
+  for (const auto& path : tessera_test::real_matrix_paths()) {
+    const auto M = tessera::io::read_matrix_market(path);
+    const HostCoo<double> other = M.shape[0] == M.shape[1] ? M : transposed(M);
+    if (products(M, other) > 20000000) continue;  // the serial oracle stays quick
+    const auto ref = tessera::reference::spgemm(M, other);
+    const auto scale =
+        tessera::reference::spgemm(tessera_test::absolute_values(M), tessera_test::absolute_values(other));
+    expect_product<ws::Auto, double, tessera::CSR>(M, other, ref, scale, path);
+    expect_product<ws::Auto, float, tessera::CSR>(M, other, ref, scale, path);
+    ++checked;
+  }
+  EXPECT_GE(checked, 40);
+}
+
+// A handle's numeric phase on rows of every bin, the dense ones included.
+TEST(SpgemmCuda, HandleNumericPhaseOnEveryBin) {
+  const HostCoo<double> B = rows_of_lengths(3000, 60000, 40, 11);
+  const HostCoo<double> A = climbing_rows(B.shape[0], 12);
+  tessera::SpgemmHandle handle;
+  tessera::Tensor<double, tessera::CSR, Cuda> first;
+  check_handle_product<Cuda>(handle, A, B, "climbing rows, first", &first);
+  for (double shift : {1.0, 2.0}) {
+    tessera::Tensor<double, tessera::CSR, Cuda> again;
+    check_handle_product<Cuda>(handle, with_values(A, shift), with_values(B, shift + 0.5),
+                               "climbing rows, numeric " + std::to_string(shift), &again);
+    EXPECT_EQ(again.decompose().levels[1].crd.data(), first.decompose().levels[1].crd.data());
+  }
+}
+
+TEST(SpgemmCuda, IntOffsetsRefuseAProductPastThem) {
+  // 50000 x 1 times 1 x 50000: 2.5e9 entries, past int offsets; refused before C is allocated.
+  HostCoo<double> column, row;
+  column.shape = {50000, 1};
+  row.shape = {1, 50000};
+  for (std::int64_t i = 0; i < 50000; ++i) {
+    column.coords.insert(column.coords.end(), {i, 0});
+    column.values.push_back(1.0);
+    row.coords.insert(row.coords.end(), {0, i});
+    row.values.push_back(1.0);
+  }
+  const auto a = tessera::from_coo<float, tessera::CSR, Cuda>(column);
+  const auto b = tessera::from_coo<float, tessera::CSR, Cuda>(row);
+  try {
+    (void)tessera::spgemm(a, b);
+    FAIL() << "2.5e9 entries accepted with int offsets";
+  } catch (const tessera::OverflowError& e) {
+    EXPECT_NE(std::string(e.what()).find("2500000000"), std::string::npos) << e.what();
+  }
+}
