@@ -26,8 +26,7 @@ namespace tessera::kernels {
 
 /// The CSR encoding with Enc's index types.
 template <class Enc>
-using RowEncodingOf =
-    Encoding<typename Enc::ordinal_type, typename Enc::offset_type, ModeOrder<0, 1>, levels::Dense, levels::Compressed>;
+using RowEncodingOf = WithIndexTypes<CSR, typename Enc::ordinal_type, typename Enc::offset_type>;
 
 namespace detail {
 template <class Enc>
