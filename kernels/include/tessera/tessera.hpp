@@ -18,6 +18,7 @@
 #include "tessera/formats/sliced_ell.hpp"
 #include "tessera/formats/vnm.hpp"
 #include "tessera/kernels/mttkrp/mttkrp.hpp"
+#include "tessera/kernels/mttkrp/mttkrp_dense.hpp"
 #include "tessera/kernels/nm_spmm/nm_spmm.hpp"
 #include "tessera/kernels/spgemm/spgemm.hpp"
 #include "tessera/kernels/spmm/spmm.hpp"

@@ -1,0 +1,113 @@
+// Launches of the dense-factor MTTKRP kernels (mttkrp_dense_csf.hpp): checks, out zeroed, then one
+// kernel (the CSF walk, or the batched one of the expanded form) whose group width and columns per
+// lane follow the rank.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "../../common/cuda_support.hpp"
+#include "../../common/device_info.hpp"
+#include "mttkrp_dense_kernel.cuh"
+#include "mttkrp_leaves_kernel.cuh"
+#include "tessera/kernels/mttkrp/cuda/mttkrp_dense_csf.hpp"
+
+namespace tessera::kernels::cuda {
+
+KernelStatus mttkrp_dense_can_implement(const MttkrpDenseArgs& a) {
+  if (a.type != MttkrpType::F32 && a.type != MttkrpType::F64)
+    return KernelStatus::not_runnable("value types other than float and double have no CUDA MTTKRP kernel");
+  if (a.order < 2 || a.order > kMttkrpMaxOrder)
+    return KernelStatus::not_runnable("orders past " + std::to_string(kMttkrpMaxOrder) +
+                                      " have no CUDA MTTKRP kernel (order " + std::to_string(a.order) + ")");
+  if (a.rank < 0 || a.out_rows < 0) return KernelStatus::refused("negative rank or output rows");
+  if (a.out_stride < a.rank) return KernelStatus::refused("out's row stride is shorter than the rank");
+  if (a.out_rows > 0 && a.rank > 0 && a.out == nullptr) return KernelStatus::refused("null out");
+  const std::int64_t nnz = a.nodes[a.order - 1];
+  for (int l = 0; l < a.order; ++l) {
+    if (a.nodes[l] < 0 || a.nodes[l] > nnz) return KernelStatus::refused("level " + std::to_string(l) + " has a bad node count");
+    if (a.leaf_coordinates && a.nodes[l] != nnz)
+      return KernelStatus::refused("the expanded form holds one coordinate per leaf on every level");
+    if (a.nodes[l] > std::numeric_limits<int>::max()) return KernelStatus::refused("more than 2^31 - 1 nodes on a level");
+    if (nnz == 0 || a.rank == 0) continue;
+    if (a.crd[l] == nullptr || (l > 0 && !a.leaf_coordinates && a.pos[l] == nullptr))
+      return KernelStatus::refused("null arrays on level " + std::to_string(l));
+    if (l > 0 && (a.factors[l] == nullptr || a.factor_stride[l] < a.rank))
+      return KernelStatus::refused("the factor of level " + std::to_string(l) + " is null or its row stride is shorter than the rank");
+  }
+  if (nnz > 0 && a.rank > 0 && a.vals == nullptr) return KernelStatus::refused("null values");
+  return {};
+}
+
+namespace {
+
+using mttkrp_detail::CsfOperands;
+
+template <class T, int N, int G, int C>
+void launch(const CsfOperands<T>& t, bool leaves, std::int64_t nnz, std::int64_t rank, cudaStream_t stream) {
+  // About two groups per resident slot, at least a group's width of leaves each.
+  const std::int64_t slots = static_cast<std::int64_t>(device_info().sms) * (2048 / G) * 2;
+  const std::int64_t chunk = std::max<std::int64_t>(G, (nnz + slots - 1) / slots);
+  const std::int64_t groups = (nnz + chunk - 1) / chunk;
+  constexpr int kThreads = 256;
+  const std::int64_t blocks = (groups * G + kThreads - 1) / kThreads;
+  const std::int64_t tiles = (rank + G * C - 1) / (G * C);
+  if (tiles > 65535) throw ShapeError("mttkrp: rank " + std::to_string(rank) + " is past the CUDA kernel's limit");
+  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
+  if (leaves) {
+    mttkrp_detail::mttkrp_dense_leaves<T, N, G, C><<<grid, kThreads, 0, stream>>>(t, chunk);
+    TESSERA_CUDA_CHECK_LAUNCH("mttkrp_dense_leaves");
+  } else {
+    mttkrp_detail::mttkrp_dense_chunks<T, N, G, C><<<grid, kThreads, 0, stream>>>(t, chunk);
+    TESSERA_CUDA_CHECK_LAUNCH("mttkrp_dense_chunks");
+  }
+}
+
+template <class T, int N>
+void launch_for_rank(const CsfOperands<T>& t, bool leaves, std::int64_t nnz, std::int64_t rank, cudaStream_t stream) {
+  if (rank <= 4) return launch<T, N, 4, 1>(t, leaves, nnz, rank, stream);
+  if (rank <= 8) return launch<T, N, 8, 1>(t, leaves, nnz, rank, stream);
+  if (rank <= 16) return launch<T, N, 16, 1>(t, leaves, nnz, rank, stream);
+  if (rank <= 32) return launch<T, N, 32, 1>(t, leaves, nnz, rank, stream);
+  if (rank <= 64) return launch<T, N, 32, 2>(t, leaves, nnz, rank, stream);
+  return launch<T, N, 32, 4>(t, leaves, nnz, rank, stream);
+}
+
+template <class T>
+void run_typed(const MttkrpDenseArgs& a, cudaStream_t stream) {
+  if (a.out_rows > 0 && a.rank > 0)
+    TESSERA_CUDA_CHECK(cudaMemset2DAsync(a.out, static_cast<std::size_t>(a.out_stride) * sizeof(T), 0,
+                                         static_cast<std::size_t>(a.rank) * sizeof(T),
+                                         static_cast<std::size_t>(a.out_rows), stream));
+  const std::int64_t nnz = a.nodes[a.order - 1];
+  if (nnz == 0 || a.rank == 0) return;
+  CsfOperands<T> t{};
+  for (int l = 0; l < a.order; ++l) {
+    t.nodes[l] = a.nodes[l];
+    t.pos[l] = a.pos[l];
+    t.crd[l] = a.crd[l];
+    t.factors[l] = static_cast<const T*>(a.factors[l]);
+    t.stride[l] = a.factor_stride[l];
+  }
+  t.vals = static_cast<const T*>(a.vals);
+  t.out = static_cast<T*>(a.out);
+  t.out_stride = a.out_stride;
+  t.rank = a.rank;
+  const bool leaves = a.leaf_coordinates;
+  switch (a.order) {
+    case 2: return launch_for_rank<T, 2>(t, leaves, nnz, a.rank, stream);
+    case 3: return launch_for_rank<T, 3>(t, leaves, nnz, a.rank, stream);
+    case 4: return launch_for_rank<T, 4>(t, leaves, nnz, a.rank, stream);
+    default: return launch_for_rank<T, 5>(t, leaves, nnz, a.rank, stream);
+  }
+}
+
+}  // namespace
+
+void mttkrp_dense_csf(const MttkrpDenseArgs& args, cudaStream_t stream) {
+  require_ok(mttkrp_dense_can_implement(args), "mttkrp (CUDA)");
+  if (args.type == MttkrpType::F32) run_typed<float>(args, stream);
+  else run_typed<double>(args, stream);
+}
+
+}  // namespace tessera::kernels::cuda

@@ -1,0 +1,320 @@
+// Dense-factor MTTKRP (tessera::mttkrp(space, X, mode, factors, out, handle)) on the default
+// execution space (Kokkos::Cuda in a CUDA build) against, in the same process on the same data:
+//   * a plain COO kernel with one atomic add per (nonzero, rank column), written here: the common
+//     GPU baseline of the literature (and a check of our result);
+//   * the DRAM floor: the mode-rooted tensor read once, the factors read once and the result
+//     written once, at the bandwidth of a device-to-device copy measured in this process;
+//   * with --host, tessera::mttkrp on the host space (OpenMP) on the same tensor.
+// Tensors: Last.fm and generated ones (fibers of uniform or power-law lengths, or independent
+// uniform coordinates; orders 3 and 4), every mode, ranks 16, 32, 64. Times are medians of --reps fenced calls; "first call" is the call that
+// also rearranges the tensor for the mode (kept in the handle afterwards).
+#include <Kokkos_Core.hpp>
+#ifdef KOKKOS_ENABLE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../common/fenced_timing.hpp"
+#include "tessera/core/command_line.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/core/device_coo.hpp"
+#include "tessera/core/io/tns.hpp"
+#include "tessera/formats/convert.hpp"
+#include "tessera/kernels/mttkrp/mttkrp_dense.hpp"
+
+namespace {
+
+using Space = Kokkos::DefaultExecutionSpace;
+using HostSpace = Kokkos::DefaultHostExecutionSpace;
+
+const char* const kUsage =
+    "mttkrp_bench [--reps R] [--prec fp32,fp64] [--ranks 16,32,64] [--scale S] [--only NAME] [--host]\n"
+    "  --reps R      calls timed per variant, the median is reported (default 5)\n"
+    "  --prec LIST   fp32, fp64 or both (default fp32)\n"
+    "  --ranks LIST  ranks (default 16,32,64)\n"
+    "  --scale S     nonzeros of the generated tensors in millions are multiplied by S (default 1)\n"
+    "  --only NAME   only the tensors whose name contains NAME\n"
+    "  --host        also time the host space's kernel (slow on large tensors)\n";
+
+struct Options {
+  int reps = 5;
+  bool fp32 = true, fp64 = false;
+  std::vector<int> ranks{16, 32, 64};
+  double scale = 1;
+  std::string only;
+  bool host = false;
+};
+
+// A generated tensor: extents, nonzeros and how coordinates are drawn. Fibered tensors group
+// their nonzeros into fibers (the coordinates of all modes but the last) of mean length
+// `fiber`: each nonzero picks its fiber uniformly (lengths spread around the mean) or by a power
+// law (a few fibers of many thousands, most of one or two); the last mode's coordinate is
+// uniform. Independent tensors (fiber == 0) draw every coordinate uniformly.
+struct Generated {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  std::int64_t nnz;
+  int fiber;
+  bool power_law;
+};
+
+KOKKOS_INLINE_FUNCTION std::uint64_t mix(std::uint64_t x) {  // splitmix64
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+KOKKOS_INLINE_FUNCTION double uniform01(std::uint64_t key) { return static_cast<double>(mix(key) >> 11) * 0x1.0p-53; }
+
+// The generated triplets, drawn on the device (duplicates possible, summed by from_coo).
+tessera::DeviceCoo<double, Space> generate(const Generated& g) {
+  tessera::DeviceCoo<double, Space> coo;
+  coo.shape = g.shape;
+  const int order = static_cast<int>(g.shape.size());
+  coo.coords = decltype(coo.coords)("coords", g.nnz, order);
+  coo.values = decltype(coo.values)("values", g.nnz);
+  const auto coords = coo.coords;
+  const auto values = coo.values;
+  std::array<std::int64_t, 4> shape{};
+  for (int m = 0; m < order; ++m) shape[m] = g.shape[m];
+  const std::int64_t fibers = g.fiber > 0 ? std::max<std::int64_t>(1, g.nnz / g.fiber) : 0;
+  const bool power_law = g.power_law;
+  Kokkos::parallel_for(
+      "mttkrp_bench::generate", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, g.nnz),
+      KOKKOS_LAMBDA(const std::int64_t e) {
+        const auto key = static_cast<std::uint64_t>(e) * 8;
+        std::uint64_t fiber_key = key;
+        if (fibers > 0) {
+          const double u = uniform01(key + 6);
+          const auto f = static_cast<std::int64_t>((power_law ? u * u * u * u : u) * static_cast<double>(fibers));
+          fiber_key = (static_cast<std::uint64_t>(f) + (std::uint64_t{1} << 40)) * 8;
+        }
+        for (int m = 0; m < order; ++m) {
+          const double u = uniform01(m == order - 1 ? key + m : fiber_key + m);
+          coords(e, m) = static_cast<std::int64_t>(u * static_cast<double>(shape[m]));
+        }
+        values(e) = 1.0 + static_cast<double>(mix(key + 7) >> 40) * 0x1.0p-24;
+      });
+  return coo;
+}
+
+// Device-to-device copy bandwidth (bytes read + written per second), the DRAM floor's rate.
+double copy_bandwidth(int reps) {
+  const std::int64_t n = std::int64_t{1} << 27;  // 1 GiB of doubles
+  Kokkos::View<double*, Space> a("a", n), b("b", n);
+  const double ms = median_fenced_ms(reps, [&] { Kokkos::deep_copy(b, a); });
+  return 2.0 * static_cast<double>(n) * sizeof(double) / (ms * 1e-3);
+}
+
+template <class T>
+using Matrix = Kokkos::View<T**, Kokkos::LayoutRight, Space>;
+
+// out(i_mode, r) += x * prod factors: one thread per (nonzero, column), an atomic add each.
+// The baseline's operands as C arrays: what a device lambda can index.
+template <class T, int N>
+struct CooOperands {
+  Kokkos::View<const int*, Space> crd[N];
+  Matrix<T> factors[N];
+};
+
+template <class T, int N>
+void coo_atomic_mttkrp(const std::array<Kokkos::View<const int*, Space>, N>& coords,
+                       const Kokkos::View<const T*, Space>& vals, int mode, const std::array<Matrix<T>, N>& matrices,
+                       const Matrix<T>& out) {
+  CooOperands<T, N> in;
+  for (int m = 0; m < N; ++m) {
+    in.crd[m] = coords[m];
+    in.factors[m] = matrices[m];
+  }
+  Kokkos::deep_copy(out, T(0));
+  const std::int64_t R = static_cast<std::int64_t>(out.extent(1));
+  const std::int64_t nnz = static_cast<std::int64_t>(vals.extent(0));
+  const std::int64_t batch = std::int64_t{1} << 30;  // launches of at most 2^30 threads
+  for (std::int64_t first = 0; first < nnz * R; first += batch)
+    Kokkos::parallel_for(
+        "mttkrp_bench::coo_atomic",
+        Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(first, std::min(nnz * R, first + batch)),
+        KOKKOS_LAMBDA(const std::int64_t t) {
+          const std::int64_t e = t / R, r = t % R;
+          T p = vals(e);
+          for (int m = 0; m < N; ++m)
+            if (m != mode) p *= in.factors[m](in.crd[m](e), r);
+          Kokkos::atomic_add(&out(in.crd[mode](e), r), p);
+        });
+}
+
+template <class T, class View>
+double max_relative_difference(const View& a, const View& b) {
+  const auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  const auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+  double worst = 0, norm = 0;
+  for (std::size_t i = 0; i < ha.span(); ++i) norm = std::max(norm, std::abs(static_cast<double>(hb.data()[i])));
+  for (std::size_t i = 0; i < ha.span(); ++i)
+    worst = std::max(worst, std::abs(static_cast<double>(ha.data()[i]) - static_cast<double>(hb.data()[i])));
+  return worst / std::max(norm, 1e-300);
+}
+
+template <class T, int N, class Enc>
+std::int64_t tensor_bytes(const tessera::Tensor<T, Enc, Space>& t) {
+  std::int64_t bytes = static_cast<std::int64_t>(t.values().span() * sizeof(T));
+  for (int l = 0; l < N; ++l) bytes += static_cast<std::int64_t>((t.level(l).pos.span() + t.level(l).crd.span()) * sizeof(int));
+  return bytes;
+}
+
+template <class T, int N>
+void run_tensor(const std::string& name, const tessera::DeviceCoo<double, Space>& coo, const Options& opt,
+                double bandwidth) {
+  const char* prec = sizeof(T) == 4 ? "fp32" : "fp64";
+  const auto X = tessera::from_coo<T, tessera::CSF<N>, Space>(coo);
+  const auto X_coo = tessera::convert<tessera::COOTensor<N>>(X);  // the baseline's int coordinates
+  std::array<Kokkos::View<const int*, Space>, N> crd;
+  for (int m = 0; m < N; ++m) crd[m] = X_coo.level(m).crd;
+  const Kokkos::View<const T*, Space> vals = X_coo.values();
+  std::optional<tessera::Tensor<T, tessera::CSF<N>, HostSpace>> X_host;
+  if (opt.host && !std::is_same_v<Space, HostSpace>) X_host = X.template to<HostSpace>();
+  for (int R : opt.ranks) {
+    std::array<Matrix<T>, N> factors;
+    std::array<Kokkos::View<T**, Kokkos::LayoutRight, HostSpace>, N> host_factors;
+    for (int m = 0; m < N; ++m) {
+      factors[m] = Matrix<T>("factor", coo.shape[m], R);
+      const auto f = factors[m];
+      Kokkos::parallel_for(
+          "mttkrp_bench::factor", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, f.span()),
+          KOKKOS_LAMBDA(const std::int64_t i) {
+            f.data()[i] = static_cast<T>(static_cast<double>(mix(static_cast<std::uint64_t>(i) * 5 + m) >> 11) * 0x1.0p-53);
+          });
+      if (X_host) host_factors[m] = Kokkos::create_mirror_view_and_copy(HostSpace(), factors[m]);
+    }
+    tessera::MttkrpHandle handle;
+    for (int mode = 0; mode < N; ++mode) {
+      Matrix<T> out("out", coo.shape[mode], R), base("base", coo.shape[mode], R);
+      const double first_ms = median_fenced_ms(1, [&] { tessera::mttkrp(Space(), X, mode, factors, out, handle); });
+      const double ours_ms = median_fenced_ms(opt.reps, [&] { tessera::mttkrp(Space(), X, mode, factors, out, handle); });
+      const double atomic_ms = median_fenced_ms(opt.reps, [&] { coo_atomic_mttkrp<T, N>(crd, vals, mode, factors, base); });
+      const double diff = max_relative_difference<T>(out, base);
+      // The floor: the mode-rooted CSF (same size for every mode up to its upper levels: X's
+      // arrays stand for it), the factors read once, out written once.
+      std::int64_t bytes = tensor_bytes<T, N>(X) + static_cast<std::int64_t>(out.span() * sizeof(T));
+      for (int m = 0; m < N; ++m)
+        if (m != mode) bytes += static_cast<std::int64_t>(factors[m].span() * sizeof(T));
+      const double floor_ms = static_cast<double>(bytes) / bandwidth * 1e3;
+      std::string host_text = "";
+      if (X_host) {
+        Kokkos::View<T**, Kokkos::LayoutRight, HostSpace> host_out("host_out", coo.shape[mode], R);
+        tessera::MttkrpHandle host_handle;
+        tessera::mttkrp(HostSpace(), *X_host, mode, host_factors, host_out, host_handle);
+        const double host_ms = median_fenced_ms(std::min(opt.reps, 3), [&] {
+          tessera::mttkrp(HostSpace(), *X_host, mode, host_factors, host_out, host_handle);
+        });
+        char buf[64];
+        std::snprintf(buf, sizeof buf, " | %10.3f | %7.1fx", host_ms, host_ms / ours_ms);
+        host_text = buf;
+      }
+      std::printf("| %-22s | %s | %2d | %4d | %10.3f | %10.3f | %10.3f | %6.2fx | %8.3f | %5.1f%% | %8.1e%s |\n",
+                  name.c_str(), prec, mode, R, first_ms, ours_ms, atomic_ms, atomic_ms / ours_ms, floor_ms,
+                  100.0 * floor_ms / ours_ms, diff, host_text.c_str());
+      std::fflush(stdout);
+    }
+  }
+}
+
+template <int N>
+void run_both(const std::string& name, const tessera::DeviceCoo<double, Space>& coo, const Options& opt, double bw) {
+  if (opt.fp32) run_tensor<float, N>(name, coo, opt, bw);
+  if (opt.fp64) run_tensor<double, N>(name, coo, opt, bw);
+}
+
+// The device the default space runs on, by name where it is a GPU.
+std::string device_name() {
+#ifdef KOKKOS_ENABLE_CUDA
+  cudaDeviceProp prop{};
+  if (std::is_same_v<Space, Kokkos::Cuda> && cudaGetDeviceProperties(&prop, 0) == cudaSuccess) return prop.name;
+#endif
+  return std::string(Space::name()) + " with " + std::to_string(Space().concurrency()) + " threads";
+}
+
+int run(const Options& opt) {
+  const double bandwidth = copy_bandwidth(opt.reps);
+  std::printf("mttkrp_bench on %s, device-to-device copy %.0f GB/s (the DRAM floor's rate), median of %d calls\n",
+              device_name().c_str(), bandwidth * 1e-9, opt.reps);
+  std::printf("| tensor | prec | mode | rank | first call ms | ours ms | coo-atomic ms | vs atomic | DRAM floor ms | "
+              "of floor | max rel diff%s |\n",
+              opt.host ? " | host ms | host/ours" : "");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:%s|\n", opt.host ? "|---:|---:" : "");
+  const auto wanted = [&](const std::string& name) { return opt.only.empty() || name.find(opt.only) != std::string::npos; };
+  if (wanted("lastfm")) {
+    const char* dir = std::getenv("TESSERA_DATA_DIR");
+    const auto X = tessera::io::read_tns(std::string(dir && *dir ? dir : "../shared/data") +
+                                         "/tensors/lastfm_user_artist_tag.tns.gz");
+    run_both<3>("lastfm", tessera::to_device<Space>(X), opt, bandwidth);
+  }
+  const auto M = [&](double millions) { return static_cast<std::int64_t>(millions * 1e6 * opt.scale); };
+  const std::vector<Generated> generated = {
+      {"fibers3", {2000000, 500000, 100000}, M(20), 8, false},
+      {"fibers3", {2000000, 500000, 100000}, M(100), 8, false},
+      {"powerfibers3", {2000000, 500000, 100000}, M(20), 8, true},
+      {"powerfibers3", {2000000, 500000, 100000}, M(100), 8, true},
+      {"independent3", {5000000, 2000000, 1000000}, M(100), 0, false},
+      {"fibers4", {1000000, 200000, 50000, 20000}, M(50), 8, false},
+      {"powerfibers4", {1000000, 200000, 50000, 20000}, M(50), 8, true},
+  };
+  for (auto g : generated) {
+    char size[32];
+    std::snprintf(size, sizeof size, "-%.3gM", static_cast<double>(g.nnz) * 1e-6);
+    g.name += size;
+    if (!wanted(g.name)) continue;
+    const auto coo = generate(g);
+    if (g.shape.size() == 3) run_both<3>(g.name, coo, opt, bandwidth);
+    else run_both<4>(g.name, coo, opt, bandwidth);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  if (const auto status = tessera::walk_command_line("mttkrp_bench", [&] {
+        for (tessera::CommandLine cl(argc, argv, kUsage); cl.next();) {
+          if (cl.is("--reps")) {
+            opt.reps = static_cast<int>(cl.integer(1, 1000));
+          } else if (cl.is("--prec")) {
+            const std::string list = cl.text();
+            opt.fp32 = list.find("fp32") != std::string::npos;
+            opt.fp64 = list.find("fp64") != std::string::npos;
+            if (!opt.fp32 && !opt.fp64) cl.reject();
+          } else if (cl.is("--ranks")) {
+            opt.ranks.clear();
+            for (const auto r : cl.int64_list()) opt.ranks.push_back(static_cast<int>(std::clamp<std::int64_t>(r, 1, 4096)));
+          } else if (cl.is("--scale")) {
+            opt.scale = cl.double_value();
+            if (!(opt.scale > 0)) cl.reject();
+          } else if (cl.is("--only")) {
+            opt.only = cl.text();
+          } else if (cl.is("--host")) {
+            opt.host = true;
+          } else {
+            cl.reject();
+          }
+        }
+      }))
+    return *status;
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  try {
+    return run(opt);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}
