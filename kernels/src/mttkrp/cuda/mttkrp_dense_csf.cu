@@ -22,6 +22,8 @@ KernelStatus mttkrp_dense_can_implement(const MttkrpDenseArgs& a) {
                                       " have no CUDA MTTKRP kernel (order " + std::to_string(a.order) + ")");
   if (a.rank < 0 || a.out_rows < 0) return KernelStatus::refused("negative rank or output rows");
   if (a.out_stride < a.rank) return KernelStatus::refused("out's row stride is shorter than the rank");
+  if (a.crd[0] == nullptr && a.out_rows < a.nodes[0])
+    return KernelStatus::refused("out has fewer rows than the root level has nodes");
   if (a.out_rows > 0 && a.rank > 0 && a.out == nullptr) return KernelStatus::refused("null out");
   const std::int64_t nnz = a.nodes[a.order - 1];
   for (int l = 0; l < a.order; ++l) {
@@ -30,7 +32,7 @@ KernelStatus mttkrp_dense_can_implement(const MttkrpDenseArgs& a) {
       return KernelStatus::refused("the expanded form holds one coordinate per leaf on every level");
     if (a.nodes[l] > std::numeric_limits<int>::max()) return KernelStatus::refused("more than 2^31 - 1 nodes on a level");
     if (nnz == 0 || a.rank == 0) continue;
-    if (a.crd[l] == nullptr || (l > 0 && !a.leaf_coordinates && a.pos[l] == nullptr))
+    if ((a.crd[l] == nullptr && (l > 0 || a.leaf_coordinates)) || (l > 0 && !a.leaf_coordinates && a.pos[l] == nullptr))
       return KernelStatus::refused("null arrays on level " + std::to_string(l));
     if (l > 0 && (a.factors[l] == nullptr || a.factor_stride[l] < a.rank))
       return KernelStatus::refused("the factor of level " + std::to_string(l) + " is null or its row stride is shorter than the rank");

@@ -129,7 +129,8 @@ __global__ void __launch_bounds__(256) mttkrp_dense_chunks(const CsfOperands<T> 
 #pragma unroll
             for (int c = 0; c < C; ++c) acc[l > 0 ? l - 1 : 0][c] += acc[l][c] * row[l][c];
           } else {
-            T* o = t.out + static_cast<std::int64_t>(t.crd[0][node[0]]) * t.out_stride + g.col;
+            const std::int64_t out_row = t.crd[0] ? t.crd[0][node[0]] : node[0];
+            T* o = t.out + out_row * t.out_stride + g.col;
 #pragma unroll
             for (int c = 0; c < C; ++c)
               if (g.live[c]) atomicAdd(o + c * G, acc[0][c]);

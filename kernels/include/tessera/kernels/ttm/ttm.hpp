@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// Sparse tensor-times-matrix on a host execution space, B in CSF<3> (K x I x J):
+/// Sparse tensor-times-matrix, B in CSF<3> (K x I x J), on host execution spaces and, with a
+/// Dense<2> C of float or double, on Kokkos::Cuda (cuda/ttm_cuda.hpp: a dense row per fiber):
 /// \code{.unparsed}
 ///   tessera::ttm<Policy, OutEnc>(B, C)    A(i,j,l) = sum_k B(k,i,j) * C(k,l)   C: K x L
 ///   tessera::ttm_i<Policy, OutEnc>(B, C)  A(k,j,l) = sum_i B(k,i,j) * C(i,l)   C: I x L
@@ -11,13 +12,16 @@
 /// Bucket, Hash and Map policies (and Auto, which picks Dense or Hash); Coord and SortOnce
 /// sum an entry's products in the order their sort leaves equal keys, which moves with the
 /// chunking, so their values may differ in the last bits (a sort that keeps insertion order
-/// costs more than it is worth). To contract another mode, build B with
-/// that mode first (or second) from the permuted COO.
+/// costs more than it is worth). On Kokkos::Cuda every kept fiber holds L entries (C is dense),
+/// their sums run in chunks with atomic adds (last bits may vary between calls), and the policy
+/// has nothing to choose. To contract another mode, build B with that mode first (or second) from
+/// the permuted COO.
 #include <Kokkos_Core.hpp>
 
 #include "tessera/core/tensor.hpp"
 #include "tessera/formats/encoding.hpp"
 #include "tessera/kernels/common/checks.hpp"
+#include "tessera/kernels/ttm/cuda/ttm_cuda.hpp"
 #include "tessera/kernels/ttm/impl/ttm_impl.hpp"
 #include "tessera/workspace/policies.hpp"
 

@@ -42,7 +42,9 @@ struct MttkrpDenseArgs {
   std::int64_t rank = 0;                          ///< columns of the factors and of out
   std::int64_t nodes[kMttkrpMaxOrder] = {};       ///< stored coordinates per level (the last: the nonzeros)
   const int* pos[kMttkrpMaxOrder] = {};           ///< level l >= 1: nodes[l - 1] + 1 positions
-  const int* crd[kMttkrpMaxOrder] = {};           ///< level l: nodes[l] coordinates
+  /// level l: nodes[l] coordinates. crd[0] null (CSF walk only): out has a row per root node, the
+  /// root's position (tessera::ttm's fibers).
+  const int* crd[kMttkrpMaxOrder] = {};
   const void* vals = nullptr;                     ///< nodes[order - 1] values
   const void* factors[kMttkrpMaxOrder] = {};      ///< level l >= 1: the factor of its mode, row-major
   std::int64_t factor_stride[kMttkrpMaxOrder] = {};  ///< elements between rows of factors[l]

@@ -1,7 +1,8 @@
 #pragma once
 // The host implementation of tessera::ttm and ttm_i (the primary template of TtmImpl): fibers
 // of the CSF tensor accumulated through the workspace policy, assembled in OutEnc. Kokkos::Cuda
-// has no specialization yet: the primary template refuses device spaces.
+// has a specialization for Dense<2> factors (cuda/ttm_cuda.hpp); the primary template refuses
+// device spaces.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -66,7 +67,8 @@ Tensor<T, OutEnc, Space> run_ttm(const Space& space, const char* name, const Sha
 template <class Space, class Policy, class OutEnc, class T, class EncC, class Enable = void>
 struct TtmImpl {
   static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible,
-                "ttm and ttm_i run on host execution spaces (Serial, OpenMP)");
+                "ttm and ttm_i run on host execution spaces (Serial, OpenMP), and on Kokkos::Cuda with a "
+                "Dense<2> factor of float or double");
   // A(i,j,l) = sum_k B(k,i,j) * C(k,l)
   static Tensor<T, OutEnc, Space> ttm(const Space& space, const Tensor<T, CSF<3>, Space>& B,
                                       const Tensor<T, EncC, Space>& C, const workspace::Options& options,
