@@ -30,6 +30,7 @@
 #include "tessera/core/device_coo.hpp"
 #include "tessera/core/io/tns.hpp"
 #include "tessera/formats/convert.hpp"
+#include "tessera/kernels/common/pattern_binding.hpp"
 #include "tessera/kernels/mttkrp/mttkrp_dense.hpp"
 
 namespace {
@@ -68,11 +69,9 @@ struct Generated {
   bool power_law;
 };
 
-KOKKOS_INLINE_FUNCTION std::uint64_t mix(std::uint64_t x) {  // splitmix64
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
+// splitmix64 of the key's successor in the golden-ratio sequence.
+KOKKOS_INLINE_FUNCTION std::uint64_t mix(std::uint64_t x) {
+  return tessera::kernels::detail::mix64(x + 0x9e3779b97f4a7c15ULL);
 }
 
 KOKKOS_INLINE_FUNCTION double uniform01(std::uint64_t key) { return static_cast<double>(mix(key) >> 11) * 0x1.0p-53; }

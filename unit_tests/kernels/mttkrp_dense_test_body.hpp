@@ -201,6 +201,12 @@ TYPED_TEST(MttkrpDense, HandleFollowsValuesAndRefusesOtherTensors) {
   EXPECT_THROW(tessera::mttkrp(Space(), a, 0, factors, out_a), tessera::ShapeError);  // out has 12 rows, mode 0 10
   Matrix<double, Space> wrong_rank("wrong_rank", 10, 4);
   EXPECT_THROW(tessera::mttkrp(Space(), a, 0, factors, wrong_rank), tessera::ShapeError);
+  // out may be the mode's own factor (not read), not another one.
+  const auto square = tessera::from_coo<double, tessera::CSF<3>, Space>(tessera_test::random_coo({12, 12, 14}, 300, 33));
+  auto shared = factors;
+  shared[0] = Matrix<double, Space>("U0", 12, 5);
+  EXPECT_THROW(tessera::mttkrp(Space(), square, 1, shared, shared[0]), tessera::AliasError);
+  EXPECT_NO_THROW(tessera::mttkrp(Space(), square, 1, shared, shared[1]));
   auto short_factors = factors;
   short_factors[2] = Matrix<double, Space>("short", 13, 5);
   EXPECT_THROW(tessera::mttkrp(Space(), a, 1, short_factors, out_a), tessera::ShapeError);

@@ -79,6 +79,7 @@ void mttkrp(const Space& space, const Tensor<T, Enc, Space>& X, int mode, const 
                             X.extent(m));
     kernels::require_extent("mttkrp", (name + ".extent(1)").c_str(), static_cast<std::int64_t>(factors[m].extent(1)), R);
     detail::require_contiguous_rows(name.c_str(), factors[m]);
+    kernels::require_disjoint("mttkrp", "out", out, name.c_str(), factors[m]);
   }
   const auto& rooted = kernels::mode_rooted_csf(handle, X, mode);
   kernels::DenseFactors<T, order> f;
