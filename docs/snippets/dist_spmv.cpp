@@ -87,10 +87,13 @@ int run(const std::string& data) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int status = 0;
+  // [guard]
+  MPI_Init(&argc, &argv);
   {
-    Kokkos::ScopeGuard guard(argc, argv);  // after MPI_Init, destroyed before MPI_Finalize
+    tessera::dist::ScopeGuard guard(MPI_COMM_WORLD, argc, argv);  // Kokkos on this rank's GPU (CUDA builds)
+    // ... DistTensor, dist::spmv ...
+    // [guard]
     const std::string data = argc > 1 ? argv[1] : "../shared/data";
     try {
       status = run(data);

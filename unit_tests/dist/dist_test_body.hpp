@@ -131,6 +131,23 @@ TYPED_TEST_SUITE(Dist, TestSpaces);
 
 // ------------------------------------------------------------------ partitions
 
+// One rank per GPU of its node unless sharing is asked for; the tests' ranks share one node.
+TEST(DistDevices, OneRankPerGpuUnlessShared) {
+  using tessera::dist::device_of_rank;
+  EXPECT_EQ(device_of_rank(0, 2, 2, false), 0);
+  EXPECT_EQ(device_of_rank(1, 2, 4, false), 1);
+  EXPECT_EQ(device_of_rank(3, 4, 2, true), 1);
+  try {
+    device_of_rank(0, 3, 2, false);
+    ADD_FAILURE() << "three ranks on two GPUs were accepted";
+  } catch (const tessera::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("3 ranks on this node and 2 GPUs"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(device_of_rank(0, 1, 0, true), tessera::CudaError);
+  EXPECT_EQ(tessera::dist::node_local_size(world()), ranks());
+  EXPECT_EQ(tessera::dist::node_local_rank(world()), rank());
+}
+
 TEST(DistPartition, BalancedByNonzerosAndEdgeCases) {
   // Weights nnz+1: rows 0..3 weigh 1, 9, 1, 9 -> total 20, two halves of 10.
   const RowPartition p = RowPartition::balanced({0, 8, 0, 8}, 2);
@@ -597,6 +614,26 @@ TYPED_TEST(Dist, SpmvMatchesSingleProcess) {
     const HostCoo<double> coo = tessera::io::read_matrix_market(path);
     check_dist_spmv<double, TypeParam>(coo, {}, 1.0, 0.5, seed++, path);
     check_dist_spmv<float, TypeParam>(coo, {}, 1.0, 0.0, seed++, path);
+  }
+}
+
+// poisson_3d builds each rank's blocks in place: the same matrix as the triplets, in equal row
+// blocks, with every ghost exchanged right (rank blocks smaller than a grid plane and larger,
+// planes split between ranks, a grid of one point, an empty grid).
+TYPED_TEST(Dist, Poisson3dBuiltInPlaceMatchesTheTriplets) {
+  std::uint64_t seed = 300;
+  for (const std::int64_t n : {0, 1, 2, 3, 5, 9, 12}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const HostCoo<double> want = tessera::poisson_3d_triplets(n, 0, n * n * n);
+    const auto A = tessera::dist::poisson_3d<DistTensor<double, CSR, TypeParam>>(world(), n);
+    EXPECT_EQ(A.rows(), RowPartition::uniform(n * n * n, ranks()));
+    EXPECT_EQ(A.nnz(), want.nnz());
+    const HostCoo<double> got = A.gather(0);
+    if (rank() == 0) expect_same_matrix(got, want, 0.0, "gathered");
+    check_dist_spmv_on(A, want, 1.0, 0.0, seed++, "spmv");
+    check_dist_spmv_on(tessera::dist::poisson_3d<DistTensor<float, CSR, TypeParam>>(world(), n), want, -0.5, 2.0,
+                       seed++, "spmv, float");
+    check_dist_spmm_on(A, want, 3, 1.0, 0.0, seed++, "spmm");
   }
 }
 

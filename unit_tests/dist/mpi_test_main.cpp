@@ -1,5 +1,5 @@
 // GoogleTest main for the distributed tests, run under mpiexec: MPI first, then
-// Kokkos, torn down in reverse. In CUDA builds every rank of a machine without a
+// Kokkos (dist::ScopeGuard, on the rank's GPU in CUDA builds), torn down in reverse. In CUDA builds every rank of a machine without a
 // GPU skips the binary (exit 77, ctest "skipped"). Each rank runs every test; a
 // failure on any rank makes that rank, and so mpiexec, exit non-zero.
 #include <cstdio>
@@ -7,6 +7,8 @@
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
 #include <mpi.h>
+
+#include "tessera/core/dist/scope_guard.hpp"
 
 #ifdef KOKKOS_ENABLE_CUDA
 #include <cuda_runtime.h>
@@ -52,7 +54,8 @@ int main(int argc, char** argv) {
   }
   int result = 0;
   {
-    Kokkos::ScopeGuard kokkos(argc, argv);
+    // The tests start more ranks than there are GPUs: ranks share them, round-robin.
+    tessera::dist::ScopeGuard kokkos(MPI_COMM_WORLD, argc, argv, tessera::dist::DeviceBinding{true});
     result = RUN_ALL_TESTS();
   }
   MPI_Finalize();

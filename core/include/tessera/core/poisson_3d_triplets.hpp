@@ -16,6 +16,20 @@
 
 namespace tessera {
 
+/// Visits (column, value) of row `row` of the n^3 x n^3 Poisson matrix, columns ascending: the
+/// row's grid neighbours (-1) and itself (6). Callable on a device.
+template <class Visit>
+KOKKOS_INLINE_FUNCTION void poisson_3d_stencil(std::int64_t n, std::int64_t row, Visit&& visit) {
+  const std::int64_t x = row % n, y = row / n % n, z = row / (n * n);
+  if (z > 0) visit(row - n * n, -1.0);
+  if (y > 0) visit(row - n, -1.0);
+  if (x > 0) visit(row - 1, -1.0);
+  visit(row, 6.0);
+  if (x + 1 < n) visit(row + 1, -1.0);
+  if (y + 1 < n) visit(row + n, -1.0);
+  if (z + 1 < n) visit(row + n * n, -1.0);
+}
+
 /// Rows [row_begin, row_end) of the n^3 x n^3 Poisson matrix, row by row, columns ascending:
 /// sorted triplets, which from_coo builds without a sort.
 inline HostCoo<double> poisson_3d_triplets(std::int64_t n, std::int64_t row_begin, std::int64_t row_end) {
@@ -28,16 +42,7 @@ inline HostCoo<double> poisson_3d_triplets(std::int64_t n, std::int64_t row_begi
   using Space = Kokkos::DefaultHostExecutionSpace;
   using Policy = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
   const std::int64_t count = row_end - row_begin;
-  const auto neighbours = [n](std::int64_t row, auto&& visit) {
-    const std::int64_t x = row % n, y = row / n % n, z = row / (n * n);
-    if (z > 0) visit(row - n * n, -1.0);
-    if (y > 0) visit(row - n, -1.0);
-    if (x > 0) visit(row - 1, -1.0);
-    visit(row, 6.0);
-    if (x + 1 < n) visit(row + 1, -1.0);
-    if (y + 1 < n) visit(row + n, -1.0);
-    if (z + 1 < n) visit(row + n * n, -1.0);
-  };
+  const auto neighbours = [n](std::int64_t row, auto&& visit) { poisson_3d_stencil(n, row, visit); };
   // Where each row's entries start: a scan of the rows' entry counts.
   std::vector<std::int64_t> start = detail::host_vector<std::int64_t>("tessera::poisson row starts", count + 1);
   std::int64_t* const at = start.data();

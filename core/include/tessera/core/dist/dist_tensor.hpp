@@ -113,16 +113,13 @@ class DistTensor {
   /// Building block of the others: `owned` holds only rows this rank owns under
   /// `rows` (global coordinates, duplicates summed); `cols` blocks the columns.
   static DistTensor from_owned_rows(MPI_Comm comm, RowPartition rows, RowPartition cols, const HostCoo<double>& owned) {
-    DistTensor A;
-    A.comm_ = comm;
     const int rank = comm_rank(comm);
     std::vector<std::int64_t> ghosts;
+    local_tensor diagonal, off_diagonal;
+    row_view boundary_rows;
     agree_on_errors(comm, [&] {
       check_triplets(owned);
-      const int ranks = comm_size(comm);
-      if (rows.parts() != ranks || cols.parts() != ranks)
-        throw ShapeError("DistTensor: partitions have " + std::to_string(rows.parts()) + " row and " +
-                         std::to_string(cols.parts()) + " column blocks for " + std::to_string(ranks) + " ranks");
+      check_blocks(rows, cols, comm_size(comm));
       if (rows.size() != owned.shape[0] || cols.size() != owned.shape[1])
         throw ShapeError("DistTensor: partitions cover " + std::to_string(rows.size()) + " x " +
                          std::to_string(cols.size()) + ", the matrix is " + std::to_string(owned.shape[0]) + " x " +
@@ -168,15 +165,53 @@ class DistTensor {
         part.coords.push_back(local ? j - c0 : slot(ghosts, j));
         part.values.push_back(owned.values[n]);
       }
-      A.boundary_rows_ = row_view("tessera::DistTensor::boundary_rows", boundary.size());
-      auto host_rows = Kokkos::create_mirror_view(A.boundary_rows_);
+      boundary_rows = row_view("tessera::DistTensor::boundary_rows", boundary.size());
+      auto host_rows = Kokkos::create_mirror_view(boundary_rows);
       for (std::size_t r = 0; r < boundary.size(); ++r) host_rows(r) = boundary[r];
-      Kokkos::deep_copy(A.boundary_rows_, host_rows);
-      A.diag_ = tessera::from_coo<T, Enc, Space>(diag);
-      A.offd_ = tessera::from_coo<T, Enc, Space>(offd);
+      Kokkos::deep_copy(boundary_rows, host_rows);
+      diagonal = tessera::from_coo<T, Enc, Space>(diag);
+      off_diagonal = tessera::from_coo<T, Enc, Space>(offd);
     });
-    A.shape_ = {owned.shape[0], owned.shape[1]};
-    A.plan_ = std::make_shared<const ImportPlan>(make_import_plan(comm, cols, std::move(ghosts)));
+    return from_local_blocks(comm, std::move(rows), std::move(cols), std::move(diagonal), std::move(off_diagonal),
+                             std::move(boundary_rows), std::move(ghosts));
+  }
+
+  /// Building block for generators that make this rank's parts in Space directly (poisson_3d):
+  /// `diagonal` (rows.count(rank) x cols.count(rank), local columns), `off_diagonal` (one row
+  /// per entry of `boundary_rows`, the ascending local rows with ghost entries; columns are
+  /// slots of `ghost_cols`, the ascending global columns outside this rank's column block).
+  /// Shapes and ghost columns are checked; the parts' own arrays are trusted.
+  static DistTensor from_local_blocks(MPI_Comm comm, RowPartition rows, RowPartition cols, local_tensor diagonal,
+                                      local_tensor off_diagonal, row_view boundary_rows,
+                                      std::vector<std::int64_t> ghost_cols) {
+    const int rank = comm_rank(comm);
+    agree_on_errors(comm, [&] {
+      check_blocks(rows, cols, comm_size(comm));
+      const auto shape = [](std::int64_t r, std::int64_t c) { return std::to_string(r) + " x " + std::to_string(c); };
+      if (diagonal.extent(0) != rows.count(rank) || diagonal.extent(1) != cols.count(rank))
+        throw ShapeError("DistTensor: the diagonal block is " + shape(diagonal.extent(0), diagonal.extent(1)) +
+                         ", this rank's blocks are " + shape(rows.count(rank), cols.count(rank)));
+      const auto boundary = static_cast<std::int64_t>(boundary_rows.extent(0));
+      const auto ghosts = static_cast<std::int64_t>(ghost_cols.size());
+      if (off_diagonal.extent(0) != boundary || off_diagonal.extent(1) != ghosts)
+        throw ShapeError("DistTensor: the off-diagonal block is " +
+                         shape(off_diagonal.extent(0), off_diagonal.extent(1)) + " for " + shape(boundary, ghosts) +
+                         " boundary rows and ghost columns");
+      for (std::int64_t g = 0; g < ghosts; ++g) {
+        const std::int64_t j = ghost_cols[g];
+        if (j < 0 || j >= cols.size() || (j >= cols.begin(rank) && j < cols.end(rank)) ||
+            (g > 0 && j <= ghost_cols[g - 1]))
+          throw IndexError("DistTensor: ghost column " + std::to_string(j) + " (slot " + std::to_string(g) +
+                           ") is not an ascending column outside this rank's block");
+      }
+    });
+    DistTensor A;
+    A.comm_ = comm;
+    A.shape_ = {rows.size(), cols.size()};
+    A.diag_ = std::move(diagonal);
+    A.offd_ = std::move(off_diagonal);
+    A.boundary_rows_ = std::move(boundary_rows);
+    A.plan_ = std::make_shared<const ImportPlan>(make_import_plan(comm, cols, std::move(ghost_cols)));
     A.rows_ = std::move(rows);
     A.cols_ = std::move(cols);
     const std::int64_t local_nnz = A.diag_.nnz() + A.offd_.nnz();
@@ -257,6 +292,12 @@ class DistTensor {
                          std::to_string(j) + ") is outside the " + std::to_string(coo.shape[0]) + " x " +
                          std::to_string(coo.shape[1]) + " shape");
     }
+  }
+
+  static void check_blocks(const RowPartition& rows, const RowPartition& cols, int ranks) {
+    if (rows.parts() != ranks || cols.parts() != ranks)
+      throw ShapeError("DistTensor: partitions have " + std::to_string(rows.parts()) + " row and " +
+                       std::to_string(cols.parts()) + " column blocks for " + std::to_string(ranks) + " ranks");
   }
 
   static RowPartition checked_partition(const std::vector<std::int64_t>& offsets, std::int64_t extent, int ranks,

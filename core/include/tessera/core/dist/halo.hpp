@@ -10,12 +10,15 @@
 ///   auto ghosts = halo.finish(space);   // MPI_Waitall; (ghosts x k) rows in Space's memory
 /// \endcode
 ///
-/// Device memory goes through host staging buffers unless the MPI library is
-/// CUDA-aware (cuda_aware.hpp), in which case device buffers are handed to MPI.
+/// Device memory goes through pinned host staging buffers, copied on the execution space's
+/// queue, unless the MPI library is CUDA-aware (cuda_aware.hpp), in which case device buffers
+/// are handed to MPI. On a device nothing in the exchange fences the queue: the host waits for
+/// the pack alone (StreamMarker) while the interior work queued after it runs.
 #include <mpi.h>
 
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -23,6 +26,7 @@
 #include "tessera/core/dist/cuda_aware.hpp"
 #include "tessera/core/dist/import_plan.hpp"
 #include "tessera/core/dist/mpi_datatype.hpp"
+#include "tessera/core/dist/stream_marker.hpp"
 #include "tessera/core/error.hpp"
 
 namespace tessera::dist {
@@ -41,8 +45,7 @@ class Halo {
   Halo(MPI_Comm comm, std::shared_ptr<const ImportPlan> plan)
       : comm_(comm),
         plan_(std::move(plan)),
-        staged_(!Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible &&
-                !mpi_is_cuda_aware()) {
+        staged_(!host_memory && !mpi_is_cuda_aware()) {
     send_indices_ = Kokkos::View<std::int64_t*, device_type>("tessera::Halo::send_indices", plan_->sends());
     auto host = Kokkos::create_mirror_view(send_indices_);
     for (std::int64_t s = 0; s < plan_->sends(); ++s) host(s) = plan_->send_indices[s];
@@ -54,57 +57,59 @@ class Halo {
   /// True when device memory goes through host staging buffers (MPI not CUDA-aware).
   bool staged() const { return staged_; }
 
-  /// owned: (local rows x k). Packs, then posts every receive and send and returns.
+  /// owned: (local rows x k). Posts the receives, queues the pack (and, staged, its copy to the
+  /// host) on `space`, and returns; on host spaces the sends are posted too. On a device the
+  /// sends wait for the pack in overlap(), after the interior work is queued behind it.
   void start(const Space& space, const const_block_view& owned) {
     if (!requests_.empty())
       throw Error("Halo::start: the previous exchange is still in flight (start() without finish())");
     const std::int64_t k = static_cast<std::int64_t>(owned.extent(1));
     reserve(k);
+    requests_.assign(plan_->recv_ranks.size() + plan_->send_ranks.size(), MPI_REQUEST_NULL);
+    receives_posted_ = false;
+    // Device buffers handed to MPI may still be read by work queued before this call:
+    // their receives wait for the pack, queued after that work, in post_sends().
+    if (host_memory || staged_) post_receives();
     const auto indices = send_indices_;
     const auto send = send_;
-    const std::int64_t sends = plan_->sends();
     // One row per iteration, not one entry split by e / k and e % k: a 64-bit division per
     // entry, or a 2-D MDRange, costs several times the plain loop on the host.
     Kokkos::parallel_for(
-        "tessera::Halo::pack", Kokkos::RangePolicy<Space>(space, 0, sends), KOKKOS_LAMBDA(const std::int64_t s) {
+        "tessera::Halo::pack", Kokkos::RangePolicy<Space>(space, 0, plan_->sends()),
+        KOKKOS_LAMBDA(const std::int64_t s) {
           for (std::int64_t c = 0; c < k; ++c) send(s, c) = owned(indices(s), c);
         });
-    space.fence();  // MPI reads the buffer from the host side
-    if (staged_) Kokkos::deep_copy(send_host_, send_);
-    T* const send_data = staged_ ? send_host_.data() : send_.data();
-    T* const ghost_data = staged_ ? ghosts_host_.data() : ghosts_.data();
-    requests_.assign(plan_->recv_ranks.size() + plan_->send_ranks.size(), MPI_REQUEST_NULL);
-    std::size_t r = 0;
-    for (std::size_t q = 0; q < plan_->recv_ranks.size(); ++q, ++r) {
-      const std::int64_t from = plan_->recv_offsets[q] * k;
-      MPI_Irecv(ghost_data + from, mpi_count(plan_->recv_offsets[q + 1] * k - from, "halo receive"),
-                mpi_datatype<T>(), plan_->recv_ranks[q], kTag, comm_, &requests_[r]);
-    }
-    for (std::size_t q = 0; q < plan_->send_ranks.size(); ++q, ++r) {
-      const std::int64_t from = plan_->send_offsets[q] * k;
-      MPI_Isend(send_data + from, mpi_count(plan_->send_offsets[q + 1] * k - from, "halo send"), mpi_datatype<T>(),
-                plan_->send_ranks[q], kTag, comm_, &requests_[r]);
-    }
+    if (staged_) Kokkos::deep_copy(space, send_host_, send_);
+    packed_.record(space);
+    sends_posted_ = false;
+    if constexpr (host_memory) post_sends();
   }
 
-  /// Runs `interior`, the work that overlaps the exchange started last. Where it throws,
-  /// the posted messages are waited for before the exception leaves: MPI would otherwise
-  /// still own the buffers and the requests, and the next start() could not begin.
+  /// Runs `interior`, the work that overlaps the exchange started last, then posts the sends
+  /// (once the pack queued before `interior` is done). Where it throws, the exchange is
+  /// completed before the exception leaves: MPI would otherwise still own the buffers and the
+  /// requests, and the next start() could not begin.
   template <class Work>
   void overlap(Work&& interior) {
     try {
       interior();
+      post_sends();
     } catch (...) {
+      post_sends();
       wait();
       throw;
     }
   }
 
   /// Completes the exchange started last; returns (ghosts x k) in Space's memory, valid
-  /// until the next start().
+  /// until the next start(). Staged ghosts are copied on `space`'s queue, not waited for.
   block_view finish(const Space& space) {
+    post_sends();
     wait();
-    if (staged_) Kokkos::deep_copy(space, ghosts_, ghosts_host_);
+    if (staged_) {
+      Kokkos::deep_copy(space, ghosts_, ghosts_host_);
+      ghosts_copied_.record(space);
+    }
     return ghosts_;
   }
 
@@ -121,6 +126,44 @@ class Halo {
 
  private:
   static constexpr int kTag = 7301;
+
+  static constexpr bool host_memory =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+#ifdef KOKKOS_ENABLE_CUDA
+  /// Staging buffers in pinned memory, so that their copies run on the stream asynchronously.
+  using staging_memory = std::conditional_t<std::is_same_v<typename Space::memory_space, Kokkos::CudaSpace>,
+                                            Kokkos::CudaHostPinnedSpace, Kokkos::HostSpace>;
+#else
+  using staging_memory = Kokkos::HostSpace;
+#endif
+  using staging_view = Kokkos::View<T**, Kokkos::LayoutRight, staging_memory>;
+
+  void post_receives() {
+    receives_posted_ = true;
+    ghosts_copied_.wait();  // MPI writes the staging buffer the last finish() copied from
+    const std::int64_t k = columns_;
+    T* const ghost_data = staged_ ? ghosts_host_.data() : ghosts_.data();
+    for (std::size_t q = 0; q < plan_->recv_ranks.size(); ++q) {
+      const std::int64_t from = plan_->recv_offsets[q] * k;
+      MPI_Irecv(ghost_data + from, mpi_count(plan_->recv_offsets[q + 1] * k - from, "halo receive"),
+                mpi_datatype<T>(), plan_->recv_ranks[q], kTag, comm_, &requests_[q]);
+    }
+  }
+
+  void post_sends() {
+    if (sends_posted_) return;
+    sends_posted_ = true;
+    packed_.wait();
+    if (!receives_posted_) post_receives();
+    const std::int64_t k = columns_;
+    T* const send_data = staged_ ? send_host_.data() : send_.data();
+    std::size_t r = plan_->recv_ranks.size();
+    for (std::size_t q = 0; q < plan_->send_ranks.size(); ++q, ++r) {
+      const std::int64_t from = plan_->send_offsets[q] * k;
+      MPI_Isend(send_data + from, mpi_count(plan_->send_offsets[q + 1] * k - from, "halo send"), mpi_datatype<T>(),
+                plan_->send_ranks[q], kTag, comm_, &requests_[r]);
+    }
+  }
 
   void wait() {
     MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
@@ -139,16 +182,19 @@ class Halo {
       send_storage_ = storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::Halo::send"), sends * k);
       ghost_storage_ = storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::Halo::ghosts"), ghosts * k);
       if (staged_) {
-        send_host_storage_ = Kokkos::create_mirror_view(send_storage_);
-        ghost_host_storage_ = Kokkos::create_mirror_view(ghost_storage_);
+        using staging = Kokkos::View<T*, staging_memory>;
+        send_host_storage_ = staging(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::Halo::send_staging"),
+                                     sends * k);
+        ghost_host_storage_ = staging(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::Halo::ghost_staging"), ghosts * k);
       }
     }
     columns_ = k;
     send_ = block_view(send_storage_.data(), sends, k);
     ghosts_ = block_view(ghost_storage_.data(), ghosts, k);
     if (staged_) {
-      send_host_ = typename block_view::HostMirror(send_host_storage_.data(), sends, k);
-      ghosts_host_ = typename block_view::HostMirror(ghost_host_storage_.data(), ghosts, k);
+      send_host_ = staging_view(send_host_storage_.data(), sends, k);
+      ghosts_host_ = staging_view(ghost_host_storage_.data(), ghosts, k);
     }
   }
 
@@ -159,10 +205,13 @@ class Halo {
   std::int64_t capacity_ = 0;  ///< largest k the storage holds
   Kokkos::View<std::int64_t*, device_type> send_indices_;
   Kokkos::View<T*, device_type> send_storage_, ghost_storage_, scratch_storage_;
-  typename Kokkos::View<T*, device_type>::HostMirror send_host_storage_, ghost_host_storage_;
+  Kokkos::View<T*, staging_memory> send_host_storage_, ghost_host_storage_;
   block_view send_, ghosts_;  ///< (sends x k), (ghosts x k) views of the storage
-  typename block_view::HostMirror send_host_, ghosts_host_;
+  staging_view send_host_, ghosts_host_;
   std::vector<MPI_Request> requests_;
+  bool receives_posted_ = true, sends_posted_ = true;
+  StreamMarker<Space> packed_;         ///< end of the last pack (and its copy to the host)
+  StreamMarker<Space> ghosts_copied_;  ///< end of the last copy out of the ghost staging buffer
 };
 
 }  // namespace tessera::dist

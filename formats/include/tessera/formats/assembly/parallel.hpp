@@ -1,7 +1,8 @@
 #pragma once
 /// \file
 /// Small parallel building blocks of tensor assembly, in any Kokkos space: the device of a
-/// space, 64-bit range policies, and index arrays (iota, gather through a permutation).
+/// space, 64-bit range policies, offsets from counts, and index arrays (iota, gather through a
+/// permutation).
 #include <cstdint>
 #include <string>
 
@@ -19,6 +20,19 @@ using DeviceOf = Kokkos::Device<Space, typename Space::memory_space>;
 template <class Space>
 Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> range(std::int64_t n) {
   return Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, n);
+}
+
+// offsets(i) = count(0) + ... + count(i - 1) for i in [0, n]: the n + 1 offsets of n counts,
+// `count` a device-callable function of the index.
+template <class Offset, class Space, class Count>
+Kokkos::View<Offset*, DeviceOf<Space>> offsets_of(const std::string& label, std::int64_t n, const Count& count) {
+  const auto out = uninitialized_view<Kokkos::View<Offset*, DeviceOf<Space>>>(label, n + 1);
+  Kokkos::parallel_scan(
+      label, range<Space>(n + 1), KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& sum, const bool final) {
+        if (final) out(i) = static_cast<Offset>(sum);
+        if (i < n) sum += count(i);
+      });
+  return out;
 }
 
 // 0, 1, ..., n-1.

@@ -1,12 +1,13 @@
 #pragma once
 /// \file
 /// tessera::dist::spmv — y = alpha * A * x + beta * y for a row-distributed A.
-/// The halo exchange of x's ghost entries (non-blocking MPI, host-staged for device
-/// memory unless MPI is CUDA-aware) runs while the diagonal block is multiplied;
+/// The halo exchange of x's ghost entries (non-blocking MPI, staged through pinned host memory
+/// for device memory unless MPI is CUDA-aware) runs while the diagonal block is multiplied;
 /// then the off-diagonal block (boundary rows only) adds its part with the ghosts:
 /// \code{.unparsed}
 ///   start halo(x) ; y = alpha*A_diag*x_owned + beta*y ; finish halo ;
-///   y(boundary_rows) += alpha*A_offd*x_ghost   (host: one pass; device: into a buffer, then added)
+///   y(boundary_rows) += alpha*A_offd*x_ghost   (one pass; on a device with long boundary rows:
+///                                                into a buffer by the native kernel, then added)
 /// \endcode
 /// On host spaces the diagonal product runs on A.diagonal_sliced_ell(), a sliced ELLPACK
 /// copy built on the first call (formats/sliced_ell.hpp says why).
@@ -50,9 +51,9 @@ void add_to_rows(const Space& space, const RowView& rows, const AddView& add, co
       });
 }
 
-// y(rows(r)) += alpha * (row r of offd) . ghosts for host spaces: one pass over the
+// y(rows(r)) += alpha * (row r of offd) . ghosts, one row per thread: one pass over the
 // off-diagonal block, no temporary and no second pass over the boundary rows (that pass
-// costs a sizable share of the off-diagonal product itself).
+// costs a sizable share of the off-diagonal product itself on the host, a kernel on a device).
 template <class Space, class T, class Local, class RowView, class GhostView, class YView>
 void add_boundary_products(const Space& space, T alpha, const Local& offd, const RowView& rows,
                            const GhostView& ghosts, const YView& y) {
@@ -65,12 +66,15 @@ void add_boundary_products(const Space& space, T alpha, const Local& offd, const
   T* const out = y.data();
   Kokkos::parallel_for(
       "tessera::dist::spmv[boundary]", Kokkos::RangePolicy<Space>(space, 0, offd.extent(0)),
-      [=](const std::int64_t r) {
+      KOKKOS_LAMBDA(const std::int64_t r) {
         T sum = 0;
         for (auto q = pos[r]; q < pos[r + 1]; ++q) sum += vals[q] * x[crd[q]];
         out[row[r]] += alpha * sum;
       });
 }
+
+// Average entries per boundary row up to which a device adds the boundary products one row per thread.
+inline constexpr std::int64_t kShortBoundaryRow = 8;
 
 }  // namespace detail
 
@@ -95,9 +99,12 @@ void spmv(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
   });
   const auto ghosts = halo.finish(space);
   if (A.off_diagonal().nnz() > 0) {
-    if constexpr (host) {
+    // On a device, boundary rows of a few entries (a stencil's, a mesh's) take one thread
+    // each; longer ones go through the native kernel, which spreads them over vector lanes.
+    const bool short_rows = A.off_diagonal().nnz() <= detail::kShortBoundaryRow * A.off_diagonal().extent(0);
+    if (host || short_rows) {
       detail::add_boundary_products(space, alpha, A.off_diagonal(), A.boundary_rows(), ghosts, y.local());
-    } else {  // device: the native kernel spreads long boundary rows over vector lanes
+    } else {
       using block = typename HaloT::block_view;
       using ghost_view = Kokkos::View<const T*, typename HaloT::device_type>;
       const block t = halo.scratch(A.off_diagonal().extent(0));

@@ -1,0 +1,259 @@
+// Scaling of the distributed kernels over ranks, one rank per GPU in a CUDA build
+// (dist::ScopeGuard maps them; host builds run on each rank's host threads): the 3-D
+// Poisson matrix built in place (dist::poisson_3d), then dist::spmv and dist::spmm with
+// k columns. On one rank the same product through tessera::spmv on the whole matrix is
+// timed too (the single-GPU call the distributed one is held to); on several ranks the halo
+// exchange of the SpMM's k columns alone is timed too (what the local product must hide).
+// A time is the slowest rank's, per call, median of --runs batches of --reps calls, each
+// batch between barriers and ending with a fence. Results are checked against the row
+// sums of the Poisson matrix (A 1 is known in closed form). Prints Markdown table rows.
+// --model P prints instead, on one rank, the halo each rank of 1, 2, 4, ... P ranks
+// exchanges per product, from the ghost columns of the same partition (no GPU needed).
+// Options: kUsage below (dist_scaling_bench --help).
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+#ifdef KOKKOS_ENABLE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#include "tessera/core/command_line.hpp"
+#include "tessera/dist.hpp"
+#include "tessera/tessera.hpp"
+
+namespace {
+
+using Space = Kokkos::DefaultExecutionSpace;
+using Matrix = tessera::dist::DistTensor<double, tessera::CSR, Space>;
+using Vector = tessera::dist::DistVector<double, Space>;
+using MultiVector = tessera::dist::DistMultiVector<double, Space>;
+
+struct Args {
+  std::int64_t grid = 200;       // Poisson grid of the SpMV
+  std::int64_t spmm_grid = 0;    // Poisson grid of the SpMM (0: grid)
+  std::vector<std::int64_t> ks{16, 64};
+  int reps = 20, runs = 5;
+  std::int64_t model_ranks = 0;  // > 0: print the exchange model up to this many ranks
+};
+
+constexpr const char* kUsage =
+    "usage: mpiexec -n P dist_scaling_bench [--poisson N=200] [--spmm-poisson N] [--k 16,64] [--reps 20]\n"
+    "         [--runs 5] [--model P]\n"
+    "(--spmm-poisson: a smaller grid for the SpMM, whose dense blocks take rows x k values;\n"
+    " --k 0: no SpMM; --model P: the halo model for 1 to P ranks, on one rank, no products)\n";
+
+Args parse_args(int argc, char** argv, bool root) {
+  Args args;
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  for (tessera::CommandLine cl(argc, argv, root ? kUsage : ""); cl.next();) {
+    if (cl.is("--poisson")) args.grid = cl.integer(1, kMax);
+    else if (cl.is("--spmm-poisson")) args.spmm_grid = cl.integer(1, kMax);
+    else if (cl.is("--k")) args.ks = cl.int64_list();
+    else if (cl.is("--reps")) args.reps = static_cast<int>(cl.integer(1, 1000000));
+    else if (cl.is("--runs")) args.runs = static_cast<int>(cl.integer(1, 1000000));
+    else if (cl.is("--model")) args.model_ranks = cl.integer(1, 1 << 20);
+    else cl.reject();
+  }
+  for (const std::int64_t k : args.ks)
+    if (k < 0) throw tessera::Error("--k: columns must be >= 0");
+  if (args.spmm_grid == 0) args.spmm_grid = args.grid;
+  return args;
+}
+
+// Seconds per call: slowest rank, median over batches.
+double time_per_call(MPI_Comm comm, const Args& args, const std::function<void()>& op) {
+  for (int w = 0; w < 3; ++w) op();  // warm-up: buffers allocated, plans built
+  Space().fence();
+  std::vector<double> batches;
+  for (int run = 0; run < args.runs; ++run) {
+    MPI_Barrier(comm);
+    const double t0 = MPI_Wtime();
+    for (int r = 0; r < args.reps; ++r) op();
+    Space().fence();
+    double mine = (MPI_Wtime() - t0) / args.reps, slowest = 0;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    batches.push_back(slowest);
+  }
+  std::sort(batches.begin(), batches.end());
+  return batches[batches.size() / 2];
+}
+
+// Largest |y_i - (A 1)_i| over all ranks, where A 1 of the Poisson matrix is 6 minus the
+// grid neighbours of row i (0 inside, up to 3 on the faces).
+template <class View>
+double poisson_row_sum_error(MPI_Comm comm, std::int64_t n, std::int64_t r0, const View& y, double scale) {
+  const auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+  double mine = 0, all = 0;
+  const std::int64_t k = static_cast<std::int64_t>(yh.extent(1));
+  for (std::int64_t r = 0; r < static_cast<std::int64_t>(yh.extent(0)); ++r) {
+    double want = 0;
+    tessera::poisson_3d_stencil(n, r0 + r, [&](std::int64_t, double v) { want += v; });
+    for (std::int64_t c = 0; c < k; ++c) mine = std::max(mine, std::fabs(yh(r, c) - scale * want));
+  }
+  MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return all;
+}
+
+std::string device_name() {
+#ifdef KOKKOS_ENABLE_CUDA
+  int device = 0;
+  cudaDeviceProp props{};
+  if (cudaGetDevice(&device) == cudaSuccess && cudaGetDeviceProperties(&props, device) == cudaSuccess)
+    return std::string(props.name) + " (device " + std::to_string(device) + ")";
+  return "CUDA device (unknown)";
+#else
+  return std::string(Space::name()) + " host space";
+#endif
+}
+
+void print_row(const std::string& matrix, int ranks, const std::string& op, double seconds, const std::string& note) {
+  std::printf("| %s | %d | %s | %.4f | %s |\n", matrix.c_str(), ranks, op.c_str(), 1e3 * seconds, note.c_str());
+}
+
+void run(MPI_Comm comm, const Args& args) {
+  const int rank = tessera::dist::comm_rank(comm), ranks = tessera::dist::comm_size(comm);
+  // Every rank's device, in rank order.
+  const std::string mine = device_name();
+  for (int r = 0; r < ranks; ++r) {
+    if (r == rank) std::printf("<!-- rank %d of %d: %s -->\n", rank, ranks, mine.c_str());
+    std::fflush(stdout);
+    MPI_Barrier(comm);
+  }
+  const auto build = [&](std::int64_t n, Matrix& A) {
+    MPI_Barrier(comm);
+    const double t0 = MPI_Wtime();
+    A = tessera::dist::poisson_3d<Matrix>(comm, n);
+    Space().fence();
+    double elapsed = MPI_Wtime() - t0, slowest = 0;
+    MPI_Allreduce(&elapsed, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    return slowest;
+  };
+  const auto name = [](std::int64_t n) { return "Poisson " + std::to_string(n) + "^3"; };
+  const auto check = [](double error) {
+    if (!(error <= 1e-12)) throw tessera::Error("wrong product: max error " + std::to_string(error));
+    return std::string("checked");
+  };
+
+  Matrix A;
+  const double build_s = build(args.grid, A);
+  const std::int64_t r0 = A.rows().begin(rank);
+  const std::int64_t ghosts = A.import_plan().ghosts();
+  std::int64_t most_ghosts = 0;
+  MPI_Allreduce(&ghosts, &most_ghosts, 1, MPI_INT64_T, MPI_MAX, comm);
+  if (rank == 0)
+    std::printf("<!-- %s: %lld rows, %lld nonzeros, %d ranks, at most %lld ghosts per rank, halo %s -->\n",
+                name(args.grid).c_str(), static_cast<long long>(A.extent(0)), static_cast<long long>(A.nnz()), ranks,
+                static_cast<long long>(most_ghosts), A.halo().staged() ? "staged through pinned host memory" : "direct");
+  if (rank == 0) print_row(name(args.grid), ranks, "build (dist::poisson_3d)", build_s, "");
+  {
+    Vector x(comm, A.cols()), y(comm, A.rows());
+    Kokkos::deep_copy(x.local(), 1.0);
+    const double t = time_per_call(comm, args, [&] { tessera::dist::spmv(1.0, A, x, 0.0, y); });
+    using Block = Kokkos::View<double**, Kokkos::LayoutRight, Space>;
+    const std::string ok =
+        check(poisson_row_sum_error(comm, args.grid, r0, Block(y.local().data(), y.local().extent(0), 1), 1.0));
+    if (rank == 0) print_row(name(args.grid), ranks, "dist::spmv", t, ok);
+    if (ranks == 1) {
+      tessera::SpmvHandle handle;
+      const double single = time_per_call(
+          comm, args, [&] { tessera::spmv(Space(), 1.0, A.diagonal(), x.local(), 0.0, y.local(), handle); });
+      const std::string ok1 =
+          check(poisson_row_sum_error(comm, args.grid, r0, Block(y.local().data(), y.local().extent(0), 1), 1.0));
+      print_row(name(args.grid), ranks, "tessera::spmv (one process)", single, ok1 + "; dist::spmv / this = " +
+                                                                                  std::to_string(t / single));
+    }
+  }
+  bool any_k = false;
+  for (const std::int64_t k : args.ks) any_k = any_k || k > 0;
+  if (!any_k) return;
+  if (args.spmm_grid != args.grid) {
+    A = Matrix();
+    const double s = build(args.spmm_grid, A);
+    if (rank == 0) print_row(name(args.spmm_grid), ranks, "build (dist::poisson_3d)", s, "");
+  }
+  for (const std::int64_t k : args.ks) {
+    if (k == 0) continue;
+    MultiVector B(comm, A.cols(), k), C(comm, A.rows(), k);
+    Kokkos::deep_copy(B.local(), 1.0);
+    tessera::dist::DistSpmmHandle handle;
+    const double t = time_per_call(comm, args, [&] { tessera::dist::spmm(1.0, A, B, 0.0, C, handle); });
+    const std::string ok = check(poisson_row_sum_error(comm, args.spmm_grid, A.rows().begin(rank), C.local(), 1.0));
+    if (rank == 0) print_row(name(args.spmm_grid), ranks, "dist::spmm k=" + std::to_string(k), t, ok);
+    if (ranks == 1) continue;
+    // The exchange alone (pack, copies, MPI, nothing to overlap): what the product must hide.
+    auto& halo = A.halo();
+    const double exchange = time_per_call(comm, args, [&] {
+      halo.start(Space(), B.local());
+      halo.overlap([] {});
+      (void)halo.finish(Space());
+    });
+    if (rank == 0) print_row(name(args.spmm_grid), ranks, "halo exchange alone, k=" + std::to_string(k), exchange, "");
+  }
+}
+
+// The halo of every rank of 1, 2, 4, ... P ranks (equal row blocks, as poisson_3d makes):
+// ghost entries received (= entries sent: the pattern is symmetric), the bytes of one
+// product in double at k = 1, 16, 64, and the ranks it exchanges with.
+void model(std::int64_t n, std::int64_t max_ranks) {
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  const std::int64_t rows = n * n * n;
+  std::printf("| ranks | rows per rank | ghosts per rank (max) | ghosts / owned rows | MB per rank per spmv | "
+              "MB per rank per spmm k=16 | k=64 | neighbour ranks (max) |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (std::int64_t p = 1; p <= max_ranks; p *= 2) {
+    const auto blocks = tessera::dist::RowPartition::uniform(rows, static_cast<int>(p));
+    std::int64_t most = 0, neighbours = 0;
+    for (int r = 0; r < p; ++r) {
+      const auto g = tessera::dist::detail::poisson_3d_ghosts<Host>(n, blocks.begin(r), blocks.end(r));
+      const std::int64_t count = static_cast<std::int64_t>(g.cols.extent(0));
+      std::int64_t owners = 0;
+      for (std::int64_t q = 0, last = -1; q < count; ++q) {
+        const int owner = blocks.owner(g.cols(q));
+        owners += owner != last;
+        last = owner;
+      }
+      most = std::max(most, count);
+      neighbours = std::max(neighbours, owners);
+    }
+    const double mb = 8.0 * 2 * static_cast<double>(most) / 1e6;  // sent + received
+    std::printf("| %lld | %lld | %lld | %.2f%% | %.2f | %.1f | %.1f | %lld |\n", static_cast<long long>(p),
+                static_cast<long long>(blocks.count(0)), static_cast<long long>(most),
+                100.0 * static_cast<double>(most) / static_cast<double>(blocks.count(0)), mb, 16 * mb, 64 * mb,
+                static_cast<long long>(neighbours));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const bool root = tessera::dist::comm_rank(MPI_COMM_WORLD) == 0;
+  Args args;
+  // The command line first: --help prints our usage alone, a bad option ends before Kokkos starts.
+  const auto parsed = tessera::walk_command_line("dist_scaling_bench", [&] { args = parse_args(argc, argv, root); }, root);
+  int status = parsed.value_or(0);
+  if (!parsed) {
+    try {
+      tessera::dist::ScopeGuard kokkos(MPI_COMM_WORLD, argc, argv);
+      if (args.model_ranks > 0) {
+        if (root) model(args.grid, args.model_ranks);
+      } else {
+        run(MPI_COMM_WORLD, args);
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "dist_scaling_bench: %s\n", e.what());
+      status = 1;
+    }
+  }
+  MPI_Finalize();
+  return status;
+}
