@@ -17,6 +17,8 @@
 #include "tessera/formats/nv24.hpp"
 #include "tessera/formats/sliced_ell.hpp"
 #include "tessera/formats/vnm.hpp"
+#include "tessera/kernels/elementwise/elementwise.hpp"
+#include "tessera/kernels/elementwise/scale.hpp"
 #include "tessera/kernels/mttkrp/mttkrp.hpp"
 #include "tessera/kernels/mttkrp/mttkrp_dense.hpp"
 #include "tessera/kernels/nm_spmm/nm_spmm.hpp"

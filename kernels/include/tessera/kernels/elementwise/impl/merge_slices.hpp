@@ -1,0 +1,204 @@
+#pragma once
+/// \file
+/// The kernels behind tessera::add and tessera::multiply_elementwise: the sorted slices (rows of
+/// CSR, columns of CSC) of A and B merged pairwise, so that C comes out sorted and free of
+/// duplicates, in the operands' own space. On a device one slice per thread in two passes (count,
+/// then write); on host spaces one pass over chunks of slices into scratch, then each chunk's
+/// block copied into place. Given C's pattern from an earlier call, only the values are written.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include "tessera/core/error.hpp"
+#include "tessera/core/tensor.hpp"
+#include "tessera/formats/assembly/parallel.hpp"
+
+namespace tessera::kernels::impl {
+
+/// Which coordinates C keeps: those of either operand, or those of both.
+enum class MergeKind { Union, Intersection };
+
+/// Walks the coordinates of two sorted slices in order, calling
+/// visit(coordinate, a, b, in_a, in_b) once per coordinate (a or b zero where absent).
+template <class Crd, class Vals, class Visit>
+KOKKOS_INLINE_FUNCTION void walk_slices(std::int64_t p, std::int64_t p_end, std::int64_t q, std::int64_t q_end,
+                                        const Crd& crd_a, const Vals& vals_a, const Crd& crd_b, const Vals& vals_b,
+                                        Visit&& visit) {
+  using T = typename Vals::non_const_value_type;
+  constexpr std::int64_t kEnd = std::numeric_limits<std::int64_t>::max();
+  while (p < p_end || q < q_end) {
+    const std::int64_t i = p < p_end ? static_cast<std::int64_t>(crd_a(p)) : kEnd;
+    const std::int64_t j = q < q_end ? static_cast<std::int64_t>(crd_b(q)) : kEnd;
+    if (i == j) visit(i, vals_a(p++), vals_b(q++), true, true);
+    else if (i < j) visit(i, vals_a(p++), T(0), true, false);
+    else visit(j, T(0), vals_b(q++), false, true);
+  }
+}
+
+/// Writes the entries of one merged slice that `keep(v, in_a, in_b)` accepts, from position e
+/// on (coordinates too unless `values_only`); returns the position after the last.
+template <class Crd, class Vals, class OutCrd, class OutVals, class Combine, class Keep>
+KOKKOS_INLINE_FUNCTION std::int64_t write_merged(std::int64_t p, std::int64_t p_end, std::int64_t q,
+                                                 std::int64_t q_end, const Crd& crd_a, const Vals& vals_a,
+                                                 const Crd& crd_b, const Vals& vals_b, const Combine& combine,
+                                                 const Keep& keep, const OutCrd& crd_c, const OutVals& vals_c,
+                                                 std::int64_t e, bool values_only) {
+  using T = typename Vals::non_const_value_type;
+  using Ordinal = typename OutCrd::non_const_value_type;
+  walk_slices(p, p_end, q, q_end, crd_a, vals_a, crd_b, vals_b,
+              [&](std::int64_t coordinate, T x, T y, bool in_a, bool in_b) {
+                const T v = combine(x, y);
+                if (!keep(v, in_a, in_b)) return;
+                if (!values_only) crd_c(e) = static_cast<Ordinal>(coordinate);
+                vals_c(e++) = v;
+              });
+  return e;
+}
+
+/// The number of coordinates of two sorted slices that C keeps by Kind, from the coordinates
+/// alone (no values: what C keeps when no zero is dropped).
+template <MergeKind Kind, class Crd>
+KOKKOS_INLINE_FUNCTION std::int64_t count_merged(std::int64_t p, std::int64_t p_end, std::int64_t q,
+                                                 std::int64_t q_end, const Crd& crd_a, const Crd& crd_b) {
+  std::int64_t both = 0;
+  const std::int64_t total = (p_end - p) + (q_end - q);
+  while (p < p_end && q < q_end) {
+    const auto i = crd_a(p), j = crd_b(q);
+    // Branches, not arithmetic on the comparisons: equal runs (A + A^T of a symmetric pattern)
+    // are predicted and the next loads need not wait for this one's comparison.
+    if (i == j) {
+      ++both;
+      ++p;
+      ++q;
+    } else if (i < j) {
+      ++p;
+    } else {
+      ++q;
+    }
+  }
+  return Kind == MergeKind::Union ? total - both : both;
+}
+
+/// Host spaces: C in one merge pass. Slices are cut into chunks of about equal nnz(A) + nnz(B);
+/// a chunk writes its slices one after another into scratch from its upper-bound offset (so no
+/// counting pass), then the slice lengths are scanned into C's positions and each chunk's block
+/// is copied into place. `keep(v, in_a, in_b)` says which entries C holds.
+template <class T, class Enc, class Space, class Combine, class Keep>
+Tensor<T, Enc, Space> merge_slices_one_pass(const Space& space, const Tensor<T, Enc, Space>& A,
+                                            const Tensor<T, Enc, Space>& B, const Combine& combine,
+                                            const Keep& keep) {
+  using Tens = Tensor<T, Enc, Space>;
+  using Offset = typename Enc::offset_type;
+  const std::int64_t slices = A.extent(Enc::mode_order[0]);
+  const auto& a = A.decompose();
+  const auto& b = B.decompose();
+  const auto pos_a = a.levels[1].pos, pos_b = b.levels[1].pos;
+  const auto crd_a = a.levels[1].crd, crd_b = b.levels[1].crd;
+  const auto vals_a = a.vals, vals_b = b.vals;
+  const auto bound = [&](std::int64_t s) { return static_cast<std::int64_t>(pos_a(s)) + pos_b(s); };
+  const std::int64_t total = A.nnz() + B.nnz();
+  const std::int64_t chunks = std::min<std::int64_t>(slices, 4 * static_cast<std::int64_t>(space.concurrency()));
+  std::vector<std::int64_t> first(static_cast<std::size_t>(chunks) + 1, slices), length(static_cast<std::size_t>(chunks));
+  for (std::int64_t k = 0, s = 0; k < chunks; ++k) {  // first slice whose bound reaches k / chunks of the total
+    while (s < slices && bound(s) * chunks < k * total) ++s;
+    first[k] = s;
+  }
+  typename Tens::crd_view scratch_crd =
+      tessera::detail::uninitialized_view<typename Tens::crd_view>("tessera::elementwise scratch crd", total);
+  typename Tens::vals_view scratch_vals =
+      tessera::detail::uninitialized_view<typename Tens::vals_view>("tessera::elementwise scratch vals", total);
+  typename Tens::Storage c;
+  c.levels[1].pos = tessera::detail::uninitialized_view<typename Tens::pos_view>("tessera::elementwise pos", slices + 1);
+  const auto pos_c = c.levels[1].pos;
+  using Chunks = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
+  Kokkos::parallel_for("tessera::elementwise[merge]", Chunks(space, 0, chunks), [&](const std::int64_t k) {
+    std::int64_t e = bound(first[k]);
+    const std::int64_t start = e;
+    for (std::int64_t s = first[k]; s < first[k + 1]; ++s) {
+      const std::int64_t slice_start = e;
+      e = write_merged(pos_a(s), pos_a(s + 1), pos_b(s), pos_b(s + 1), crd_a, vals_a, crd_b, vals_b, combine, keep,
+                       scratch_crd, scratch_vals, e, false);
+      pos_c(s + 1) = static_cast<Offset>(e - slice_start);  // a length until the scan below
+    }
+    length[k] = e - start;
+  });
+  pos_c(0) = 0;
+  Kokkos::parallel_scan("tessera::elementwise[positions]", Chunks(space, 1, slices + 1),
+                        [&](const std::int64_t s, std::int64_t& sum, const bool final) {
+                          sum += pos_c(s);
+                          if (final) pos_c(s) = static_cast<Offset>(sum);
+                        });
+  const std::int64_t entries = pos_c(slices);
+  c.levels[1].crd = tessera::detail::uninitialized_view<typename Tens::crd_view>("tessera::elementwise crd", entries);
+  c.vals = tessera::detail::uninitialized_view<typename Tens::vals_view>("tessera::elementwise vals", entries);
+  const auto crd_c = c.levels[1].crd;
+  const auto vals_c = c.vals;
+  Kokkos::parallel_for("tessera::elementwise[place]", Chunks(space, 0, chunks), [&](const std::int64_t k) {
+    const std::int64_t from = bound(first[k]), to = pos_c(first[k]);
+    std::copy(scratch_crd.data() + from, scratch_crd.data() + from + length[k], crd_c.data() + to);
+    std::copy(scratch_vals.data() + from, scratch_vals.data() + from + length[k], vals_c.data() + to);
+  });
+  space.fence();
+  return Tens(A.shape(), std::move(c));
+}
+
+/// C with A's shape and encoding: coordinate c of a slice is kept by Kind (and, with drop_zeros,
+/// where combine(a, b) != 0), its value combine(a, b). With `pattern` (a C of an earlier call,
+/// computed without drop_zeros), C shares its pattern and only the values are computed.
+template <MergeKind Kind, class T, class Enc, class Space, class Combine>
+Tensor<T, Enc, Space> merge_slices(const Space& space, const Tensor<T, Enc, Space>& A, const Tensor<T, Enc, Space>& B,
+                                   const Combine& combine, bool drop_zeros,
+                                   const Tensor<T, Enc, Space>* pattern = nullptr) {
+  using Tens = Tensor<T, Enc, Space>;
+  using Offset = typename Enc::offset_type;
+  using Policy = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
+  const std::int64_t slices = A.extent(Enc::mode_order[0]);
+  const auto& a = A.decompose();
+  const auto& b = B.decompose();
+  const auto pos_a = a.levels[1].pos, pos_b = b.levels[1].pos;
+  const auto crd_a = a.levels[1].crd, crd_b = b.levels[1].crd;
+  const auto vals_a = a.vals, vals_b = b.vals;
+  const auto keep = KOKKOS_LAMBDA(T v, bool in_a, bool in_b) {
+    return (Kind == MergeKind::Union || (in_a && in_b)) && !(drop_zeros && v == T(0));
+  };
+  constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+  typename Tens::Storage c;
+  if (pattern) {
+    c.levels = pattern->decompose().levels;
+  } else {
+    // At most nnz(A) + nnz(B) entries: where that passes the offset type, C might too.
+    if (A.nnz() + B.nnz() > static_cast<std::int64_t>(std::numeric_limits<Offset>::max()))
+      throw OverflowError("element-wise: " + std::to_string(A.nnz()) + " + " + std::to_string(B.nnz()) +
+                          " entries may pass the encoding's offset type; use 64-bit offsets");
+    if constexpr (host) return merge_slices_one_pass(space, A, B, combine, keep);
+    c.levels[1].pos = tessera::detail::offsets_of<Offset, Space>(
+        "tessera::elementwise pos", slices, KOKKOS_LAMBDA(std::int64_t s) {
+          if (!drop_zeros) return count_merged<Kind>(pos_a(s), pos_a(s + 1), pos_b(s), pos_b(s + 1), crd_a, crd_b);
+          std::int64_t count = 0;
+          walk_slices(pos_a(s), pos_a(s + 1), pos_b(s), pos_b(s + 1), crd_a, vals_a, crd_b, vals_b,
+                      [&](std::int64_t, T x, T y, bool in_a, bool in_b) { count += keep(combine(x, y), in_a, in_b); });
+          return count;
+        });
+  }
+  const auto pos_c = c.levels[1].pos;
+  Offset entries = 0;
+  Kokkos::deep_copy(Kokkos::View<Offset, Kokkos::HostSpace>(&entries), Kokkos::subview(pos_c, slices));
+  if (!pattern)
+    c.levels[1].crd = tessera::detail::uninitialized_view<typename Tens::crd_view>("tessera::elementwise crd", entries);
+  c.vals = tessera::detail::uninitialized_view<typename Tens::vals_view>("tessera::elementwise vals", entries);
+  const auto crd_c = c.levels[1].crd;
+  const auto vals_c = c.vals;
+  const bool values_only = pattern != nullptr;
+  Kokkos::parallel_for(
+      "tessera::elementwise", Policy(space, 0, slices), KOKKOS_LAMBDA(const std::int64_t s) {
+        write_merged(pos_a(s), pos_a(s + 1), pos_b(s), pos_b(s + 1), crd_a, vals_a, crd_b, vals_b, combine, keep,
+                     crd_c, vals_c, pos_c(s), values_only);
+      });
+  return Tens(A.shape(), std::move(c));
+}
+
+}  // namespace tessera::kernels::impl

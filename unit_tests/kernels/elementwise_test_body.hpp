@@ -1,0 +1,232 @@
+#pragma once
+// Shared body of the element-wise tests (add, multiply_elementwise, scaling, diagonal) for the
+// spaces of TestSpaces, against a double-precision map of (row, column) -> value built from the
+// triplets: random operands of partly shared patterns, identical and disjoint patterns, the
+// edge-case matrices (empty, rectangular, one dense row, duplicates in the triplets), real
+// matrices with their transposes, CSR and CSC, float and double.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+#include <gtest/gtest.h>
+
+#include "tessera/core/io/matrix_market.hpp"
+#include "tessera/formats/convert.hpp"
+#include "tessera/formats/validate.hpp"
+#include "tessera/kernels/elementwise/elementwise.hpp"
+#include "tessera/kernels/elementwise/scale.hpp"
+#include "tessera_test/data.hpp"
+#include "tessera_test/random_coo.hpp"
+
+namespace {
+
+using tessera::CSC;
+using tessera::CSR;
+using tessera::HostCoo;
+using Entries = std::map<std::pair<std::int64_t, std::int64_t>, double>;
+
+// Duplicates summed, values rounded to T as the tensor holds them.
+template <class T>
+Entries entries_of(const HostCoo<double>& coo) {
+  Entries summed, out;
+  for (std::int64_t n = 0; n < coo.nnz(); ++n) summed[{coo.coords[2 * n], coo.coords[2 * n + 1]}] += coo.values[n];
+  for (const auto& [at, v] : summed) out[at] = static_cast<double>(static_cast<T>(v));
+  return out;
+}
+
+template <class T, class Enc, class Space>
+Entries entries_of(const tessera::Tensor<T, Enc, Space>& t) {
+  tessera::validate(t);  // sorted, no duplicates, positions consistent
+  const HostCoo<T> coo = tessera::to_coo(t);
+  Entries out;
+  for (std::int64_t n = 0; n < coo.nnz(); ++n) {
+    const auto at = std::make_pair(coo.coords[2 * n], coo.coords[2 * n + 1]);
+    EXPECT_EQ(out.count(at), 0u) << "duplicate entry (" << at.first << ", " << at.second << ")";
+    out[at] = static_cast<double>(coo.values[n]);
+  }
+  return out;
+}
+
+HostCoo<double> transposed(const HostCoo<double>& coo) {
+  HostCoo<double> t = coo;
+  t.shape = {coo.shape[1], coo.shape[0]};
+  for (std::int64_t n = 0; n < coo.nnz(); ++n) std::swap(t.coords[2 * n], t.coords[2 * n + 1]);
+  return t;
+}
+
+// The same pattern with other values.
+HostCoo<double> revalued(HostCoo<double> coo, double scale) {
+  for (std::size_t n = 0; n < coo.values.size(); ++n) coo.values[n] = scale * coo.values[n] + 0.25 * (n % 7);
+  return coo;
+}
+
+// Entries with (i + j) % 2 == parity: two such halves have disjoint patterns.
+HostCoo<double> checkerboard(const HostCoo<double>& coo, int parity) {
+  HostCoo<double> out;
+  out.shape = coo.shape;
+  for (std::int64_t n = 0; n < coo.nnz(); ++n)
+    if ((coo.coords[2 * n] + coo.coords[2 * n + 1]) % 2 == parity) {
+      out.coords.push_back(coo.coords[2 * n]);
+      out.coords.push_back(coo.coords[2 * n + 1]);
+      out.values.push_back(coo.values[n]);
+    }
+  return out;
+}
+
+// Each entry within 2 eps of its sum of |terms|, plus `floor` for results below T's normal range.
+void expect_entries(const Entries& got, const Entries& want, const Entries& scale, double eps, const std::string& what,
+                    double floor = 0) {
+  SCOPED_TRACE(what);
+  ASSERT_EQ(got.size(), want.size());
+  auto g = got.begin();
+  for (const auto& [at, v] : want) {
+    ASSERT_EQ(g->first, at) << "pattern differs at (" << at.first << ", " << at.second << ")";
+    EXPECT_NEAR(g->second, v, 2 * eps * scale.at(at) + floor) << "(" << at.first << ", " << at.second << ")";
+    ++g;
+  }
+}
+
+template <class T, class Enc, class Space>
+void check_add_and_multiply(const HostCoo<double>& a_coo, const HostCoo<double>& b_coo, double alpha, double beta,
+                            const std::string& what) {
+  const auto A = tessera::from_coo<T, Enc, Space>(a_coo);
+  const auto B = tessera::from_coo<T, Enc, Space>(b_coo);
+  const Entries a = entries_of<T>(a_coo), b = entries_of<T>(b_coo);
+  const T ta = static_cast<T>(alpha), tb = static_cast<T>(beta);
+  Entries sum, sum_scale, product, product_scale;
+  for (const auto& [at, v] : a) {
+    sum[at] += static_cast<double>(ta) * v;
+    sum_scale[at] += std::fabs(static_cast<double>(ta) * v);
+  }
+  for (const auto& [at, v] : b) {
+    sum[at] += static_cast<double>(tb) * v;
+    sum_scale[at] += std::fabs(static_cast<double>(tb) * v);
+    if (const auto it = a.find(at); it != a.end()) {
+      product[at] = it->second * v;
+      product_scale[at] = std::fabs(it->second * v);
+    }
+  }
+  const double eps = std::numeric_limits<T>::epsilon(), floor = std::numeric_limits<T>::min();
+  expect_entries(entries_of(tessera::add(Space(), ta, A, tb, B)), sum, sum_scale, eps, what + ": add", floor);
+  expect_entries(entries_of(tessera::multiply_elementwise(Space(), A, B)), product, product_scale, eps,
+                 what + ": multiply_elementwise", floor);
+  // Dropping zeros keeps the nonzero entries of the sum (all that are clearly nonzero), no zero.
+  tessera::ElementwiseOptions drop;
+  drop.drop_zeros = true;
+  const Entries dropped = entries_of(tessera::add(Space(), ta, A, tb, B, drop));
+  for (const auto& [at, v] : dropped) {
+    EXPECT_NE(v, 0.0) << what << ": a zero kept with drop_zeros";
+    ASSERT_EQ(sum.count(at), 1u) << what << ": an entry outside the union";
+    EXPECT_NEAR(v, sum.at(at), 2 * eps * sum_scale.at(at) + floor);
+  }
+  for (const auto& [at, v] : sum)
+    if (std::fabs(v) > 4 * eps * sum_scale.at(at) + floor) EXPECT_EQ(dropped.count(at), 1u) << what << ": a nonzero dropped";
+}
+
+template <class Space>
+class Elementwise : public ::testing::Test {};
+TYPED_TEST_SUITE(Elementwise, TestSpaces);
+
+TYPED_TEST(Elementwise, AddAndMultiplyMatchTheReferenceOnEdgeCases) {
+  const auto first = tessera_test::edge_case_matrices(11), second = tessera_test::edge_case_matrices(12);
+  for (std::size_t c = 0; c < first.size(); ++c) {
+    const auto& a = first[c].coo;
+    const auto& b = second[c].coo;  // same shape, another pattern
+    const std::string name = first[c].name;
+    check_add_and_multiply<double, CSR, TypeParam>(a, b, 1.5, -0.5, name + " (partly shared patterns)");
+    check_add_and_multiply<float, CSR, TypeParam>(a, b, 1.0, 2.0, name + " (float)");
+    check_add_and_multiply<double, CSC, TypeParam>(a, b, -1.0, 1.0, name + " (CSC)");
+    check_add_and_multiply<double, CSR, TypeParam>(a, revalued(a, -1.0), 1.0, 1.0, name + " (identical patterns)");
+    check_add_and_multiply<double, CSR, TypeParam>(checkerboard(a, 0), checkerboard(a, 1), 1.0, 3.0,
+                                                   name + " (disjoint patterns)");
+    HostCoo<double> empty;
+    empty.shape = a.shape;
+    check_add_and_multiply<double, CSR, TypeParam>(a, empty, 2.0, 1.0, name + " (B empty)");
+  }
+}
+
+TYPED_TEST(Elementwise, AddOfRealMatricesAndTheirTransposes) {
+  for (const char* name : {"west0497", "bcsstk13", "cage10", "lp_fit2p", "mbeacxc"}) {
+    const HostCoo<double> A = tessera::io::read_matrix_market(tessera_test::real_matrix(name));
+    if (A.shape[0] == A.shape[1]) {
+      check_add_and_multiply<double, CSR, TypeParam>(A, transposed(A), 1.0, 1.0, std::string(name) + " + A^T");
+      check_add_and_multiply<float, CSC, TypeParam>(A, transposed(A), 0.5, 0.5, std::string(name) + " + A^T (float, CSC)");
+    }
+    check_add_and_multiply<double, CSR, TypeParam>(A, revalued(A, 0.5), 1.0, -2.0, std::string(name) + " + A'");
+  }
+}
+
+TYPED_TEST(Elementwise, ZerosAreKeptUnlessDropped) {
+  const HostCoo<double> a = tessera_test::random_coo({60, 40}, 500, 21);
+  const auto A = tessera::from_coo<double, CSR, TypeParam>(a);
+  const auto kept = tessera::add(TypeParam(), 1.0, A, -1.0, A);
+  EXPECT_EQ(kept.nnz(), A.nnz());
+  for (const auto& [at, v] : entries_of(kept)) EXPECT_EQ(v, 0.0);
+  tessera::ElementwiseOptions drop;
+  drop.drop_zeros = true;
+  EXPECT_EQ(tessera::add(TypeParam(), 1.0, A, -1.0, A, drop).nnz(), 0);
+  EXPECT_EQ(tessera::multiply_elementwise(TypeParam(), A, tessera::add(TypeParam(), 0.0, A, 0.0, A), drop).nnz(), 0);
+}
+
+TYPED_TEST(Elementwise, AHandleReusesThePatternForNewValues) {
+  const HostCoo<double> a = tessera_test::random_coo({300, 200}, 3000, 31), b = tessera_test::random_coo({300, 200}, 2500, 32);
+  const auto A = tessera::from_coo<double, CSR, TypeParam>(a);
+  const auto B = tessera::from_coo<double, CSR, TypeParam>(b);
+  tessera::ElementwiseHandle handle;
+  const auto first = tessera::add(TypeParam(), 1.0, A, 1.0, B, handle);
+  EXPECT_TRUE(handle.bound());
+  // New values, same patterns: the numeric phase alone, into the kept pattern.
+  const auto A2 = tessera::from_coo<double, CSR, TypeParam>(revalued(a, 3.0));
+  const auto B2 = tessera::from_coo<double, CSR, TypeParam>(revalued(b, -1.0));
+  const auto second = tessera::add(TypeParam(), 2.0, A2, 0.5, B2, handle);
+  EXPECT_EQ(second.level(1).crd.data(), first.level(1).crd.data());
+  EXPECT_EQ(entries_of(second), entries_of(tessera::add(TypeParam(), 2.0, A2, 0.5, B2)));
+  // Another pattern through the same handle is refused.
+  const auto C = tessera::from_coo<double, CSR, TypeParam>(tessera_test::random_coo({300, 200}, 3000, 33));
+  EXPECT_THROW(tessera::add(TypeParam(), 1.0, C, 1.0, B, handle), tessera::ShapeError);
+  EXPECT_THROW(tessera::add(TypeParam(), 1.0, A, 1.0,
+                            tessera::from_coo<double, CSR, TypeParam>(tessera_test::random_coo({300, 201}, 10, 34))),
+               tessera::ShapeError);
+}
+
+TYPED_TEST(Elementwise, ScalingAndDiagonalMatrices) {
+  for (const auto& c : tessera_test::edge_case_matrices(41)) {
+    SCOPED_TRACE(c.name);
+    const std::int64_t m = c.coo.shape[0], n = c.coo.shape[1];
+    std::vector<double> dr = tessera_test::random_vector(m, 42), dc = tessera_test::random_vector(n, 43);
+    Kokkos::View<double*, typename TypeParam::memory_space> row_d("row_d", m), col_d("col_d", n);
+    Kokkos::deep_copy(row_d, Kokkos::View<double*, Kokkos::HostSpace>(dr.data(), m));
+    Kokkos::deep_copy(col_d, Kokkos::View<double*, Kokkos::HostSpace>(dc.data(), n));
+    Entries want, scale;
+    for (const auto& [at, v] : entries_of<double>(c.coo)) {
+      want[at] = dr[at.first] * v * dc[at.second];
+      scale[at] = std::fabs(want[at]);
+    }
+    const auto csr = tessera::from_coo<double, CSR, TypeParam>(c.coo);
+    tessera::scale_rows(TypeParam(), row_d, csr);
+    tessera::scale_columns(TypeParam(), csr, col_d);
+    const double eps = std::numeric_limits<double>::epsilon();
+    expect_entries(entries_of(csr), want, scale, eps, "CSR");
+    const auto csc = tessera::from_coo<double, CSC, TypeParam>(c.coo);
+    tessera::scale_columns(TypeParam(), csc, col_d);
+    tessera::scale_rows(TypeParam(), row_d, csc);
+    expect_entries(entries_of(csc), want, scale, eps, "CSC");
+    if (m != n) EXPECT_THROW(tessera::scale_rows(TypeParam(), col_d, csr), tessera::ShapeError);
+
+    Entries diag, ones;
+    for (std::int64_t i = 0; i < m; ++i) {
+      diag[{i, i}] = dr[i];
+      ones[{i, i}] = 1.0;
+    }
+    expect_entries(entries_of(tessera::diagonal<CSR>(TypeParam(), row_d)), diag, diag, 0, "diagonal");
+    expect_entries(entries_of(tessera::identity<float, CSC>(TypeParam(), m)), ones, ones, 0, "identity");
+  }
+}
+
+}  // namespace
