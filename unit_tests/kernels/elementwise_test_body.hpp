@@ -162,6 +162,14 @@ TYPED_TEST(Elementwise, AddOfRealMatricesAndTheirTransposes) {
   }
 }
 
+// Operands past kOnePassMaxEntries together: host spaces count first, then write.
+TYPED_TEST(Elementwise, LargeOperandsMatchTheReference) {
+  const std::int64_t each = tessera::kernels::impl::kOnePassMaxEntries;
+  const HostCoo<double> a = tessera_test::random_coo({4000, 3000}, each, 51), b = tessera_test::random_coo({4000, 3000}, each, 52);
+  check_add_and_multiply<double, CSR, TypeParam>(a, b, 1.0, -1.0, "random 4000 x 3000");
+  check_add_and_multiply<double, CSR, TypeParam>(a, revalued(a, -1.0), 1.0, 1.0, "identical patterns");
+}
+
 TYPED_TEST(Elementwise, ZerosAreKeptUnlessDropped) {
   const HostCoo<double> a = tessera_test::random_coo({60, 40}, 500, 21);
   const auto A = tessera::from_coo<double, CSR, TypeParam>(a);

@@ -3,8 +3,8 @@
 /// The kernels behind tessera::add and tessera::multiply_elementwise: the sorted slices (rows of
 /// CSR, columns of CSC) of A and B merged pairwise, so that C comes out sorted and free of
 /// duplicates, in the operands' own space. On a device one slice per thread in two passes (count,
-/// then write); on host spaces one pass over chunks of slices into scratch, then each chunk's
-/// block copied into place. Given C's pattern from an earlier call, only the values are written.
+/// then write); on host spaces the same two passes for large operands, one pass over chunks of
+/// slices into scratch, then each chunk's block copied into place, for small ones. Given C's pattern from an earlier call, only the values are written.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -146,6 +146,10 @@ Tensor<T, Enc, Space> merge_slices_one_pass(const Space& space, const Tensor<T, 
   return Tens(A.shape(), std::move(c));
 }
 
+/// Input entries up to which host spaces merge in one pass through scratch (12 bytes each for
+/// int coordinates and double values: a few MB).
+inline constexpr std::int64_t kOnePassMaxEntries = std::int64_t{1} << 19;
+
 /// C with A's shape and encoding: coordinate c of a slice is kept by Kind (and, with drop_zeros,
 /// where combine(a, b) != 0), its value combine(a, b). With `pattern` (a C of an earlier call,
 /// computed without drop_zeros), C shares its pattern and only the values are computed.
@@ -174,7 +178,10 @@ Tensor<T, Enc, Space> merge_slices(const Space& space, const Tensor<T, Enc, Spac
     if (A.nnz() + B.nnz() > static_cast<std::int64_t>(std::numeric_limits<Offset>::max()))
       throw OverflowError("element-wise: " + std::to_string(A.nnz()) + " + " + std::to_string(B.nnz()) +
                           " entries may pass the encoding's offset type; use 64-bit offsets");
-    if constexpr (host) return merge_slices_one_pass(space, A, B, combine, keep);
+    // One pass while its scratch stays in cache; past that, faulting in the scratch's fresh pages
+    // costs more than the counting pass it saves.
+    if constexpr (host)
+      if (A.nnz() + B.nnz() <= kOnePassMaxEntries) return merge_slices_one_pass(space, A, B, combine, keep);
     c.levels[1].pos = tessera::detail::offsets_of<Offset, Space>(
         "tessera::elementwise pos", slices, KOKKOS_LAMBDA(std::int64_t s) {
           if (!drop_zeros) return count_merged<Kind>(pos_a(s), pos_a(s + 1), pos_b(s), pos_b(s + 1), crd_a, crd_b);
