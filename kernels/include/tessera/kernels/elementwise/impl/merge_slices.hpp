@@ -4,7 +4,8 @@
 /// CSR, columns of CSC) of A and B merged pairwise, so that C comes out sorted and free of
 /// duplicates, in the operands' own space. On a device one slice per thread in two passes (count,
 /// then write); on host spaces the same two passes for large operands, one pass over chunks of
-/// slices into scratch, then each chunk's block copied into place, for small ones. Given C's pattern from an earlier call, only the values are written.
+/// slices into scratch, then each chunk's block copied into place, for small ones. Given C's
+/// pattern from an earlier call, only the values are written.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
