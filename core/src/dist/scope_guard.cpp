@@ -94,6 +94,7 @@ ScopeGuard::ScopeGuard(MPI_Comm comm, int& argc, char* argv[], const DeviceBindi
   argc = 0;
   for (int i = 0; i < count; ++i)
     if (args[i] != option.data()) argv[argc++] = args[i];
+  argv[argc] = nullptr;  // as main's argv ends
 }
 
 ScopeGuard::~ScopeGuard() { Kokkos::finalize(); }
