@@ -1,6 +1,5 @@
-// Sparse addition C = A + B on the real matrices, every competitor in one process on the same
-// data: B = A^T for square matrices (the symmetrization of a graph or a mesh), for rectangular
-// ones A with its columns reversed (another pattern of the same shape).
+// Sparse addition C = A + B on the real matrices (operands: add_operands.hpp), every competitor
+// in one process on the same data.
 //   add_seq/{tessera,eigen}/<matrix>          one thread (Kokkos::Serial; Eigen's A + B)
 //   add_omp/{tessera,kokkoskernels}/<matrix>  all OpenMP threads (Kokkos Kernels' spadd)
 // Every call computes the whole sum (symbolic + numeric, C allocated). The rate counter
@@ -20,7 +19,7 @@
 
 #include "../common/benchmark_command_line.hpp"
 #include "../spgemm/spgemm_operands.hpp"
-#include "tessera/core/io/matrix_market.hpp"
+#include "add_operands.hpp"
 #include "tessera/formats/convert.hpp"
 #include "tessera/formats/crs_matrix.hpp"
 #include "tessera/kernels/elementwise/elementwise.hpp"
@@ -33,25 +32,6 @@ template <class Space>
 using Csr = tessera::Tensor<double, tessera::CSR, Space>;
 using EigenCsr = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
 using EigenMap = Eigen::Map<const EigenCsr>;
-
-struct AddCase {
-  std::string name;
-  tessera::HostCoo<double> a, b;
-};
-
-AddCase add_case(const std::string& path) {
-  AddCase c;
-  const auto slash = path.find_last_of('/');
-  c.name = path.substr(slash + 1, path.size() - slash - 1 - 7);  // drop ".mtx.gz"
-  c.a = tessera::io::read_matrix_market(path);
-  c.b = c.a;
-  const bool square = c.a.shape[0] == c.a.shape[1];
-  for (std::int64_t n = 0; n < c.b.nnz(); ++n) {
-    if (square) std::swap(c.b.coords[2 * n], c.b.coords[2 * n + 1]);
-    else c.b.coords[2 * n + 1] = c.a.shape[1] - 1 - c.b.coords[2 * n + 1];
-  }
-  return c;
-}
 
 void set_counters(benchmark::State& state, const Csr<Serial>& A, const Csr<Serial>& B, std::int64_t out_nnz) {
   state.counters["nnz"] = static_cast<double>(A.nnz());
@@ -66,7 +46,7 @@ EigenMap eigen_view(const Csr<Serial>& M) {
                   s.levels[1].pos.data(), s.levels[1].crd.data(), s.vals.data());
 }
 
-void register_case(const AddCase& c) {
+void register_case(const tessera_bench::AddCase& c) {
   const auto As = tessera::from_coo<double, tessera::CSR, Serial>(c.a);
   const auto Bs = tessera::from_coo<double, tessera::CSR, Serial>(c.b);
   benchmark::RegisterBenchmark(("add_seq/tessera/" + c.name).c_str(), [=](benchmark::State& state) {
@@ -119,7 +99,7 @@ int main(int argc, char** argv) {
   if (status) return *status;
   Kokkos::ScopeGuard kokkos(argc, argv);  // after the command line: --help shows ours, not Kokkos'
   try {
-    for (const auto& path : tessera_bench::real_matrix_paths()) register_case(add_case(path));
+    for (const auto& path : tessera_bench::real_matrix_paths()) register_case(tessera_bench::add_case(path));
   } catch (const std::exception& e) {  // no data folder, an unreadable matrix
     std::fprintf(stderr, "add_bench: error: %s\n", e.what());
     return 2;

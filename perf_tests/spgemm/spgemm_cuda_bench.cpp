@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../common/cusparse_check.hpp"
+#include "../common/device_bytes.hpp"
 #include "../common/fenced_timing.hpp"
 #include "../common/large_matrices.hpp"
 #include "spgemm_operands.hpp"
@@ -38,22 +39,6 @@ const char* const kUsage =
     "  --only NAME       only the matrices whose name contains NAME\n"
     "  --no-real         skip the real matrices\n"
     "  --no-generated    skip the generated matrices\n";
-
-void cuda_check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) throw tessera::CudaError(std::string(what) + ": " + cudaGetErrorString(status));
-}
-
-struct DeviceBytes {  // cudaMalloc'd, freed on scope exit
-  void* p = nullptr;
-  explicit DeviceBytes(std::size_t bytes) {
-    if (bytes) cuda_check(cudaMalloc(&p, bytes), "cudaMalloc");
-  }
-  ~DeviceBytes() {
-    if (p) cudaFree(p);
-  }
-  DeviceBytes(const DeviceBytes&) = delete;
-  DeviceBytes& operator=(const DeviceBytes&) = delete;
-};
 
 template <class T>
 constexpr cudaDataType value_type() {

@@ -2,10 +2,11 @@
 /// \file
 /// The kernels behind tessera::add and tessera::multiply_elementwise: the sorted slices (rows of
 /// CSR, columns of CSC) of A and B merged pairwise, so that C comes out sorted and free of
-/// duplicates, in the operands' own space. On a device one slice per thread in two passes (count,
-/// then write); on host spaces the same two passes for large operands, one pass over chunks of
-/// slices into scratch, then each chunk's block copied into place, for small ones. Given C's
-/// pattern from an earlier call, only the values are written.
+/// duplicates, in the operands' own space, in two passes (count, then write). On a device a team
+/// takes a block of slices (merge_row_blocks.hpp), or a thread a slice where zeros are dropped; on
+/// host spaces a thread takes a slice, and small operands are merged in one pass over chunks of
+/// slices into scratch, each chunk's block then copied into place. Given C's pattern from an
+/// earlier call, only the values are written.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -17,6 +18,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/tensor.hpp"
 #include "tessera/formats/assembly/parallel.hpp"
+#include "tessera/kernels/elementwise/impl/merge_row_blocks.hpp"
 
 namespace tessera::kernels::impl {
 
@@ -171,6 +173,8 @@ Tensor<T, Enc, Space> merge_slices(const Space& space, const Tensor<T, Enc, Spac
     return (Kind == MergeKind::Union || (in_a && in_b)) && !(drop_zeros && v == T(0));
   };
   constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+  const bool by_blocks = !host && !drop_zeros;
+  const RowBlocks blocks = RowBlocks::of(space, slices, A.nnz() + B.nnz());
   typename Tens::Storage c;
   if (pattern) {
     c.levels = pattern->decompose().levels;
@@ -183,29 +187,48 @@ Tensor<T, Enc, Space> merge_slices(const Space& space, const Tensor<T, Enc, Spac
     // costs more than the counting pass it saves.
     if constexpr (host)
       if (A.nnz() + B.nnz() <= kOnePassMaxEntries) return merge_slices_one_pass(space, A, B, combine, keep);
-    c.levels[1].pos = tessera::detail::offsets_of<Offset, Space>(
-        "tessera::elementwise pos", slices, KOKKOS_LAMBDA(std::int64_t s) {
-          if (!drop_zeros) return count_merged<Kind>(pos_a(s), pos_a(s + 1), pos_b(s), pos_b(s + 1), crd_a, crd_b);
-          std::int64_t count = 0;
-          walk_slices(pos_a(s), pos_a(s + 1), pos_b(s), pos_b(s + 1), crd_a, vals_a, crd_b, vals_b,
-                      [&](std::int64_t, T x, T y, bool in_a, bool in_b) { count += keep(combine(x, y), in_a, in_b); });
-          return count;
-        });
+    if (by_blocks) {
+      c.levels[1].pos = tessera::detail::uninitialized_view<typename Tens::pos_view>("tessera::elementwise pos",
+                                                                                     slices + 1);
+      const auto pos_c = c.levels[1].pos;
+      count_row_blocks<Kind == MergeKind::Union>(space, blocks, pos_a, crd_a, pos_b, crd_b, pos_c);
+      Kokkos::parallel_scan(
+          "tessera::elementwise[positions]", Policy(space, 0, slices + 1),
+          KOKKOS_LAMBDA(const std::int64_t s, std::int64_t& sum, const bool final) {
+            if (s > 0) sum += pos_c(s);
+            if (final) pos_c(s) = static_cast<Offset>(sum);
+          });
+    } else {
+      c.levels[1].pos = tessera::detail::offsets_of<Offset, Space>(
+          "tessera::elementwise pos", slices, KOKKOS_LAMBDA(std::int64_t s) {
+            if (!drop_zeros) return count_merged<Kind>(pos_a(s), pos_a(s + 1), pos_b(s), pos_b(s + 1), crd_a, crd_b);
+            std::int64_t count = 0;
+            walk_slices(pos_a(s), pos_a(s + 1), pos_b(s), pos_b(s + 1), crd_a, vals_a, crd_b, vals_b,
+                        [&](std::int64_t, T x, T y, bool in_a, bool in_b) {
+                          count += keep(combine(x, y), in_a, in_b);
+                        });
+            return count;
+          });
+    }
   }
   const auto pos_c = c.levels[1].pos;
-  Offset entries = 0;
-  Kokkos::deep_copy(Kokkos::View<Offset, Kokkos::HostSpace>(&entries), Kokkos::subview(pos_c, slices));
+  Offset entries = pattern ? static_cast<Offset>(pattern->nnz()) : 0;
+  if (!pattern) Kokkos::deep_copy(Kokkos::View<Offset, Kokkos::HostSpace>(&entries), Kokkos::subview(pos_c, slices));
   if (!pattern)
     c.levels[1].crd = tessera::detail::uninitialized_view<typename Tens::crd_view>("tessera::elementwise crd", entries);
   c.vals = tessera::detail::uninitialized_view<typename Tens::vals_view>("tessera::elementwise vals", entries);
   const auto crd_c = c.levels[1].crd;
   const auto vals_c = c.vals;
   const bool values_only = pattern != nullptr;
-  Kokkos::parallel_for(
-      "tessera::elementwise", Policy(space, 0, slices), KOKKOS_LAMBDA(const std::int64_t s) {
-        write_merged(pos_a(s), pos_a(s + 1), pos_b(s), pos_b(s + 1), crd_a, vals_a, crd_b, vals_b, combine, keep,
-                     crd_c, vals_c, pos_c(s), values_only);
-      });
+  if (by_blocks)
+    write_row_blocks<Kind == MergeKind::Union>(space, blocks, pos_a, crd_a, vals_a, pos_b, crd_b, vals_b, combine,
+                                               pos_c, crd_c, vals_c, values_only);
+  else
+    Kokkos::parallel_for(
+        "tessera::elementwise", Policy(space, 0, slices), KOKKOS_LAMBDA(const std::int64_t s) {
+          write_merged(pos_a(s), pos_a(s + 1), pos_b(s), pos_b(s + 1), crd_a, vals_a, crd_b, vals_b, combine, keep,
+                       crd_c, vals_c, pos_c(s), values_only);
+        });
   return Tens(A.shape(), std::move(c));
 }
 

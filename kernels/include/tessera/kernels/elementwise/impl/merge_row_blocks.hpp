@@ -1,0 +1,196 @@
+#pragma once
+/// \file
+/// Device kernels of the element-wise merge without dropped zeros. A team takes a block of
+/// consecutive slices and walks their entries of one operand in chunks of one entry per thread
+/// (coalesced, whatever the slices' lengths): each entry finds its slice among the block's offsets
+/// and its partner in the other operand's slice by binary search. Its place in C is its index in
+/// the slice plus the other slice's entries below it, less the matched pairs before it in its slice
+/// (a team scan of the matches).
+#include <algorithm>
+#include <cstdint>
+
+#include <Kokkos_Core.hpp>
+
+namespace tessera::kernels::impl {
+
+/// The first position in [lo, hi) of the sorted `v` whose value is not below x.
+template <class V, class X>
+KOKKOS_INLINE_FUNCTION std::int64_t lower_bound(const V& v, std::int64_t lo, std::int64_t hi, X x) {
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (v(mid) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/// How the slices are cut into teams' blocks.
+struct RowBlocks {
+  static constexpr int kTeamSize = 256;
+  static constexpr std::int64_t kBlockEntries = 8 * kTeamSize;  ///< input entries a block aims at
+  static constexpr std::int64_t kMaxSlices = 512;               ///< of a block: bounds the team's scratch
+  std::int64_t slices = 0;
+  std::int64_t per_block = 1;
+
+  /// Blocks of about kBlockEntries input entries, more of them where that would leave the device
+  /// idle.
+  template <class Space>
+  static RowBlocks of(const Space& space, std::int64_t slices, std::int64_t entries) {
+    RowBlocks b;
+    b.slices = slices;
+    const std::int64_t mean = std::max<std::int64_t>(1, entries / std::max<std::int64_t>(slices, 1));
+    const std::int64_t teams_to_fill = std::max<std::int64_t>(1, space.concurrency() / kTeamSize);
+    const std::int64_t filling = (slices + teams_to_fill - 1) / teams_to_fill;
+    b.per_block = std::clamp<std::int64_t>(std::min(kBlockEntries / mean, filling), 1, kMaxSlices);
+    return b;
+  }
+  std::int64_t blocks() const { return (slices + per_block - 1) / per_block; }
+};
+
+/// Team scratch of one block: its slices' offsets in A and B, the matches before each slice's first
+/// entry, and the running count of matches.
+template <class Space, class Offset>
+struct BlockScratch {
+  using Memory = typename Space::scratch_memory_space;
+  using Offsets = Kokkos::View<Offset*, Memory, Kokkos::MemoryUnmanaged>;
+  using Counts = Kokkos::View<std::int64_t*, Memory, Kokkos::MemoryUnmanaged>;
+  Offsets pos_a, pos_b;
+  Counts matched_before_slice, matches;
+
+  static std::size_t bytes(std::int64_t per_block) {
+    return 2 * Offsets::shmem_size(per_block + 1) + Counts::shmem_size(per_block) + Counts::shmem_size(1);
+  }
+  template <class Member, class Pos>
+  KOKKOS_INLINE_FUNCTION BlockScratch(const Member& member, std::int64_t s0, std::int64_t n, const Pos& a, const Pos& b)
+      : pos_a(member.team_scratch(0), n + 1),
+        pos_b(member.team_scratch(0), n + 1),
+        matched_before_slice(member.team_scratch(0), n),
+        matches(member.team_scratch(0), 1) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, n + 1), [&](const std::int64_t i) {
+      pos_a(i) = a(s0 + i);
+      pos_b(i) = b(s0 + i);
+    });
+    member.team_barrier();
+  }
+};
+
+/// Runs block(member, s0, n, scratch) over every block of n slices from s0, with its scratch
+/// holding their offsets in A and B.
+template <class Space, class Pos, class Block>
+void for_each_row_block(const char* label, const Space& space, const RowBlocks& blocks, const Pos& pos_a,
+                        const Pos& pos_b, const Block& block) {
+  using Policy = Kokkos::TeamPolicy<Space>;
+  using Scratch = BlockScratch<Space, typename Pos::non_const_value_type>;
+  const std::int64_t per_block = blocks.per_block, slices = blocks.slices;
+  Kokkos::parallel_for(
+      label,
+      Policy(space, static_cast<int>(blocks.blocks()), RowBlocks::kTeamSize)
+          .set_scratch_size(0, Kokkos::PerTeam(Scratch::bytes(per_block))),
+      KOKKOS_LAMBDA(const typename Policy::member_type& member) {
+        const std::int64_t s0 = static_cast<std::int64_t>(member.league_rank()) * per_block;
+        const std::int64_t n = std::min(per_block, slices - s0);
+        block(member, s0, n, Scratch(member, s0, n, pos_a, pos_b));
+      });
+}
+
+/// Walks the entries of X's slices of a block a chunk at a time (`pos_x`, `pos_y`: the offsets of
+/// the block's slices in X and Y), calling visit(local slice, entry, k, matched, matched_before)
+/// where k is the first position of Y's slice not below the entry's coordinate, matched whether it
+/// is equal, and matched_before the matched entries of X's slice before this one.
+template <class Member, class Scratch, class LocalPos, class Crd, class Visit>
+KOKKOS_INLINE_FUNCTION void walk_block(const Member& member, const Scratch& scratch, std::int64_t n,
+                                       const LocalPos& pos_x, const Crd& crd_x, const LocalPos& pos_y, const Crd& crd_y,
+                                       const Visit& visit) {
+  const std::int64_t end = pos_x(n);
+  Kokkos::single(Kokkos::PerTeam(member), [&] { scratch.matches(0) = 0; });
+  for (std::int64_t chunk = pos_x(0); chunk < end; chunk += member.team_size()) {
+    const std::int64_t e = chunk + member.team_rank();
+    const bool valid = e < end;
+    std::int64_t local = 0, k = 0;
+    bool matched = false;
+    if (valid) {
+      local = lower_bound(pos_x, 0, n + 1, e + 1) - 1;  // the last slice starting at or before e
+      const auto x = crd_x(e);
+      k = lower_bound(crd_y, pos_y(local), pos_y(local + 1), x);
+      matched = k < pos_y(local + 1) && crd_y(k) == x;
+    }
+    // Matched entries of the block before e (the count of earlier chunks included).
+    const std::int64_t before = member.team_scan(std::int64_t(matched), &scratch.matches(0));
+    if (valid && e == pos_x(local)) scratch.matched_before_slice(local) = before;
+    member.team_barrier();
+    if (valid) visit(local, e, k, matched, before - scratch.matched_before_slice(local));
+  }
+}
+
+/// counts(s + 1) = the entries of slice s of C (the union or the intersection of the slices'
+/// coordinates); counts(0) is left alone. A block walks the operand of fewer entries.
+template <bool Union, class Space, class Pos, class Crd, class Counts>
+void count_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& pos_a, const Crd& crd_a, const Pos& pos_b,
+                      const Crd& crd_b, const Counts& counts) {
+  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
+  using Scratch = BlockScratch<Space, typename Pos::non_const_value_type>;
+  using Count = typename Counts::non_const_value_type;
+  for_each_row_block(
+      "tessera::elementwise[count]", space, blocks, pos_a, pos_b,
+      KOKKOS_LAMBDA(const Member& member, const std::int64_t s0, const std::int64_t n, const Scratch& scratch) {
+        const auto a = scratch.pos_a, b = scratch.pos_b;
+        const auto count = [&](std::int64_t local, std::int64_t matched) {
+          const std::int64_t total = (a(local + 1) - a(local)) + (b(local + 1) - b(local));
+          counts(s0 + local + 1) = static_cast<Count>(Union ? total - matched : matched);
+        };
+        // The last entry of a slice writes its count; slices with no entry in X, here.
+        const auto walk = [&](const auto& pos_x, const auto& crd_x, const auto& pos_y, const auto& crd_y) {
+          walk_block(member, scratch, n, pos_x, crd_x, pos_y, crd_y,
+                     [&](std::int64_t local, std::int64_t e, std::int64_t, bool matched, std::int64_t before) {
+                       if (e + 1 == pos_x(local + 1)) count(local, before + matched);
+                     });
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, n), [&](const std::int64_t local) {
+            if (pos_x(local) == pos_x(local + 1)) count(local, 0);
+          });
+        };
+        if (a(n) - a(0) <= b(n) - b(0)) walk(a, crd_a, b, crd_b);
+        else walk(b, crd_b, a, crd_a);
+      });
+}
+
+/// Writes the slices of C from positions pos_c (coordinates too unless `values_only`): A's entries
+/// (the union) or those matched in B (the intersection) with combine(a, b or 0), and B's unmatched
+/// entries with combine(0, b) (the union).
+template <bool Union, class Space, class Pos, class Crd, class Vals, class OutPos, class OutCrd, class OutVals,
+          class Combine>
+void write_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& pos_a, const Crd& crd_a,
+                      const Vals& vals_a, const Pos& pos_b, const Crd& crd_b, const Vals& vals_b,
+                      const Combine& combine, const OutPos& pos_c, const OutCrd& crd_c, const OutVals& vals_c,
+                      bool values_only) {
+  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
+  using Scratch = BlockScratch<Space, typename Pos::non_const_value_type>;
+  using T = typename OutVals::non_const_value_type;
+  using Ordinal = typename OutCrd::non_const_value_type;
+  for_each_row_block(
+      "tessera::elementwise[write]", space, blocks, pos_a, pos_b,
+      KOKKOS_LAMBDA(const Member& member, const std::int64_t s0, const std::int64_t n, const Scratch& scratch) {
+        const auto a = scratch.pos_a, b = scratch.pos_b;
+        const auto put = [&](std::int64_t e, Ordinal coordinate, T v) {
+          if (!values_only) crd_c(e) = coordinate;
+          vals_c(e) = v;
+        };
+        walk_block(member, scratch, n, a, crd_a, b, crd_b,
+                   [&](std::int64_t local, std::int64_t e, std::int64_t k, bool matched, std::int64_t before) {
+                     const std::int64_t c = pos_c(s0 + local);
+                     if (Union)
+                       put(c + (e - a(local)) + (k - b(local)) - before, crd_a(e),
+                           combine(vals_a(e), matched ? vals_b(k) : T(0)));
+                     else if (matched)
+                       put(c + before, crd_a(e), combine(vals_a(e), vals_b(k)));
+                   });
+        if (!Union) return;
+        walk_block(member, scratch, n, b, crd_b, a, crd_a,
+                   [&](std::int64_t local, std::int64_t e, std::int64_t k, bool matched, std::int64_t before) {
+                     if (!matched)
+                       put(pos_c(s0 + local) + (e - b(local)) + (k - a(local)) - before, crd_b(e),
+                           combine(T(0), vals_b(e)));
+                   });
+      });
+}
+
+}  // namespace tessera::kernels::impl
