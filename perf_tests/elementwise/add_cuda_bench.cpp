@@ -19,6 +19,7 @@
 #include "../common/device_bytes.hpp"
 #include "../common/fenced_timing.hpp"
 #include "../common/large_matrices.hpp"
+#include "../common/matrix_bench_options.hpp"
 #include "../spgemm/spgemm_operands.hpp"
 #include "add_operands.hpp"
 #include "tessera/core/command_line.hpp"
@@ -208,35 +209,17 @@ void run_case(cusparseHandle_t handle, const std::string& name, const Csr<T>& A,
 }  // namespace
 
 int main(int argc, char** argv) {
-  int reps = 10;
-  bool fp32 = true, fp64 = true, real = true, generated = true;
-  std::string only;
+  MatrixBenchOptions options(10);
   if (const auto status = tessera::walk_command_line("add_cuda_bench", [&] {
-        for (tessera::CommandLine cl(argc, argv, kUsage); cl.next();) {
-          if (cl.is("--reps")) {
-            reps = static_cast<int>(cl.integer(1, 1000));
-          } else if (cl.is("--prec")) {
-            const std::string list = cl.text();
-            fp32 = list.find("fp32") != std::string::npos;
-            fp64 = list.find("fp64") != std::string::npos;
-            if (!fp32 && !fp64) cl.reject();
-          } else if (cl.is("--only")) {
-            only = cl.text();
-          } else if (cl.is("--no-real")) {
-            real = false;
-          } else if (cl.is("--no-generated")) {
-            generated = false;
-          } else {
-            cl.reject();
-          }
-        }
+        for (tessera::CommandLine cl(argc, argv, kUsage); cl.next();)
+          if (!options.take(cl)) cl.reject();
       }))
     return *status;
   Kokkos::ScopeGuard kokkos(argc, argv);
   try {
     cudaDeviceProp prop{};
     cuda_check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-    std::printf("add_cuda_bench on %s: C = A + B, median of %d calls, ms\n\n", prop.name, reps);
+    std::printf("add_cuda_bench on %s: C = A + B, median of %d calls, ms\n\n", prop.name, options.reps);
     std::printf("| matrix | prec | rows | nnz(A) + nnz(B) | nnz(C) | ours | cuSPARSE csrgeam2 | speed-up | ours values "
                 "only | csrgeam2 on C's pattern | speed-up | ours values only GB/s |\n"
                 "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -244,33 +227,32 @@ int main(int argc, char** argv) {
     CUSPARSE_CHECK(cusparseCreate(&handle));
     CUSPARSE_CHECK(cusparseSetStream(handle, Cuda().cuda_stream()));
     Speedups by_prec[2];
-    const auto wanted = [&](const std::string& name) { return only.empty() || name.find(only) != std::string::npos; };
-    if (real)
+    if (options.real)
       for (const auto& path : tessera_bench::real_matrix_paths()) {
         const auto c = tessera_bench::add_case(path);
-        if (!wanted(c.name)) continue;
-        if (fp32)
+        if (!options.wanted(c.name)) continue;
+        if (options.fp32)
           run_case(handle, c.name, tessera::from_coo<float, tessera::CSR, Cuda>(c.a),
-                   tessera::from_coo<float, tessera::CSR, Cuda>(c.b), reps, by_prec[0]);
-        if (fp64)
+                   tessera::from_coo<float, tessera::CSR, Cuda>(c.b), options.reps, by_prec[0]);
+        if (options.fp64)
           run_case(handle, c.name, tessera::from_coo<double, tessera::CSR, Cuda>(c.a),
-                   tessera::from_coo<double, tessera::CSR, Cuda>(c.b), reps, by_prec[1]);
+                   tessera::from_coo<double, tessera::CSR, Cuda>(c.b), options.reps, by_prec[1]);
       }
-    if (generated)
+    if (options.generated)
       for (const auto& make : {+[] { return large_matrices::poisson_3d(200); },
                                +[] { return large_matrices::uniform_random(1 << 22, 1 << 22, 8); },
                                +[] { return large_matrices::power_law(1 << 22, 1.6, 4000); },
                                +[] { return large_matrices::banded(1 << 20, 32); }}) {
         const auto m = make();
-        if (!wanted(m.name)) continue;
+        if (!options.wanted(m.name)) continue;
         const std::string name = m.name + " + its transpose";
-        if (fp32) {
+        if (options.fp32) {
           const auto A = on_device<float>(m);
-          run_case(handle, name, A, tessera::transpose(A), reps, by_prec[0]);
+          run_case(handle, name, A, tessera::transpose(A), options.reps, by_prec[0]);
         }
-        if (fp64) {
+        if (options.fp64) {
           const auto A = on_device<double>(m);
-          run_case(handle, name, A, tessera::transpose(A), reps, by_prec[1]);
+          run_case(handle, name, A, tessera::transpose(A), options.reps, by_prec[1]);
         }
       }
     std::printf("\n");

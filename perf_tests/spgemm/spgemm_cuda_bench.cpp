@@ -22,6 +22,7 @@
 #include "../common/device_bytes.hpp"
 #include "../common/fenced_timing.hpp"
 #include "../common/large_matrices.hpp"
+#include "../common/matrix_bench_options.hpp"
 #include "spgemm_operands.hpp"
 #include "tessera/core/command_line.hpp"
 #include "tessera/formats/convert.hpp"
@@ -249,30 +250,13 @@ void run_case(cusparseHandle_t handle, const Case& c, std::int64_t products, int
 }  // namespace
 
 int main(int argc, char** argv) {
-  int reps = 5;
-  bool fp32 = true, fp64 = true, real = true, generated = true;
+  MatrixBenchOptions options(5);
   std::int64_t min_products = 1000000;
-  std::string only;
   if (const auto status = tessera::walk_command_line("spgemm_cuda_bench", [&] {
         for (tessera::CommandLine cl(argc, argv, kUsage); cl.next();) {
-          if (cl.is("--reps")) {
-            reps = static_cast<int>(cl.integer(1, 1000));
-          } else if (cl.is("--prec")) {
-            const std::string list = cl.text();
-            fp32 = list.find("fp32") != std::string::npos;
-            fp64 = list.find("fp64") != std::string::npos;
-            if (!fp32 && !fp64) cl.reject();
-          } else if (cl.is("--min-products")) {
-            min_products = cl.integer(0, std::int64_t{1} << 50);
-          } else if (cl.is("--only")) {
-            only = cl.text();
-          } else if (cl.is("--no-real")) {
-            real = false;
-          } else if (cl.is("--no-generated")) {
-            generated = false;
-          } else {
-            cl.reject();
-          }
+          if (options.take(cl)) continue;
+          if (cl.is("--min-products")) min_products = cl.integer(0, std::int64_t{1} << 50);
+          else cl.reject();
         }
       }))
     return *status;
@@ -281,7 +265,7 @@ int main(int argc, char** argv) {
     cudaDeviceProp prop{};
     cuda_check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
     std::printf("spgemm_cuda_bench on %s: C = A * A (A * A^T for rectangular A); median of %d calls, ms\n\n",
-                prop.name, reps);
+                prop.name, options.reps);
     std::printf("| matrix | prec | Mproducts | nnz(C) | ours | cuSPARSE ALG1 | speed-up | ours numeric | cuSPARSE "
                 "reuse compute | speed-up | ours full / numeric | ours MiB | cuSPARSE MiB | memory ratio |\n"
                 "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -289,17 +273,17 @@ int main(int argc, char** argv) {
     CUSPARSE_CHECK(cusparseCreate(&handle));
     CUSPARSE_CHECK(cusparseSetStream(handle, Cuda().cuda_stream()));
     const auto run = [&](const Case& c) {
-      if (!only.empty() && c.name.find(only) == std::string::npos) return;
+      if (!options.wanted(c.name)) return;
       const std::int64_t products = tessera_bench::multiply_adds(c.left, c.right);
-      if (fp32) run_case<float>(handle, c, products, reps);
-      if (fp64) run_case<double>(handle, c, products, reps);
+      if (options.fp32) run_case<float>(handle, c, products, options.reps);
+      if (options.fp64) run_case<double>(handle, c, products, options.reps);
     };
-    if (real)
+    if (options.real)
       for (const auto& path : tessera_bench::real_matrix_paths()) {
         Case c;
         const auto slash = path.find_last_of('/');
         c.name = path.substr(slash + 1, path.size() - slash - 1 - 7);
-        if (!only.empty() && c.name.find(only) == std::string::npos) continue;
+        if (!options.wanted(c.name)) continue;
         c.left = tessera::io::read_matrix_market(path);
         if (c.left.shape[0] == c.left.shape[1]) {
           c.right = c.left;
@@ -312,7 +296,7 @@ int main(int argc, char** argv) {
         if (tessera_bench::multiply_adds(c.left, c.right) < min_products) continue;
         run(c);
       }
-    if (generated)
+    if (options.generated)
       for (const auto& m : {large_matrices::poisson_3d(100), large_matrices::poisson_3d(160),
                             large_matrices::uniform_random(1 << 20, 1 << 20, 8),
                             large_matrices::uniform_random(1 << 18, 1 << 18, 32),
