@@ -1,11 +1,13 @@
 // SpGEMM tests on CUDA: the shared body with the device policies, then the device kernels' own
 // cases: every bin of the hash tables and the dense accumulator, float and int64 offsets, the
-// real matrices, a generated Poisson matrix, and the handle's numeric phase on big rows.
+// real matrices, a generated Poisson matrix, rows split over several blocks, and the handle's
+// numeric phase on big rows.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -34,11 +36,11 @@ std::int64_t products(const HostCoo<double>& A, const HostCoo<double>& B) {
 // C = A * B on the device in encoding Enc and value type T, against the double reference.
 template <class Policy, class T, class Enc>
 void expect_product(const HostCoo<double>& A, const HostCoo<double>& B, const HostCoo<double>& ref,
-                    const HostCoo<double>& scale, const std::string& what) {
+                    const HostCoo<double>& scale, const std::string& what, const ws::Options& options = {}) {
   const auto a = tessera::from_coo<T, Enc, Cuda>(A);
   const auto b = tessera::from_coo<T, Enc, Cuda>(B);
   ws::Report report;
-  const auto C = tessera::spgemm<Policy, Enc>(a, b, {}, &report);
+  const auto C = tessera::spgemm<Policy, Enc>(a, b, options, &report);
   tessera::validate(C);
   const std::string label = what + " policy=" + ws::policy_name<Policy> + (sizeof(T) == 4 ? " float" : " double");
   // Terms below T's normal range vanish in T (some real matrices hold values near 1e-97).
@@ -49,13 +51,14 @@ void expect_product(const HostCoo<double>& A, const HostCoo<double>& B, const Ho
 }
 
 template <class Policy>
-void expect_every_variant(const HostCoo<double>& A, const HostCoo<double>& B, const std::string& what) {
+void expect_every_variant(const HostCoo<double>& A, const HostCoo<double>& B, const std::string& what,
+                          const ws::Options& options = {}) {
   using Csr64 = tessera::WithIndexTypes<tessera::CSR, int, std::int64_t>;
   const auto ref = tessera::reference::spgemm(A, B);
   const auto scale = tessera::reference::spgemm(tessera_test::absolute_values(A), tessera_test::absolute_values(B));
-  expect_product<Policy, double, tessera::CSR>(A, B, ref, scale, what);
-  expect_product<Policy, float, tessera::CSR>(A, B, ref, scale, what);
-  expect_product<Policy, double, Csr64>(A, B, ref, scale, what + " int64 offsets");
+  expect_product<Policy, double, tessera::CSR>(A, B, ref, scale, what, options);
+  expect_product<Policy, float, tessera::CSR>(A, B, ref, scale, what, options);
+  expect_product<Policy, double, Csr64>(A, B, ref, scale, what + " int64 offsets", options);
 }
 
 // Rows whose product counts and lengths climb through every table size (32 to 16384 slots) and
@@ -116,7 +119,47 @@ HostCoo<double> transposed(const HostCoo<double>& M) {
   return T;
 }
 
+// Rows of 2^16 products and more, which the device splits over several blocks: A's rows take all
+// of B's 20000 short rows (20 pieces), 5000 of them (5 pieces), only B's dense last row (one
+// piece), none, 3 (a hash-table row), and 1200 short rows plus the dense one.
+std::pair<HostCoo<double>, HostCoo<double>> split_rows_operands() {
+  HostCoo<double> B = rows_of_lengths(20000, 100000, 40, 21);
+  B.shape[0] = 20001;
+  for (std::int64_t j = 0; j < B.shape[1]; ++j) {
+    B.coords.insert(B.coords.end(), {20000, j});
+    B.values.push_back(1.0 / static_cast<double>(j + 3));
+  }
+  HostCoo<double> A;
+  A.shape = {6, B.shape[0]};
+  const auto add = [&](std::int64_t i, std::int64_t k) {
+    A.coords.insert(A.coords.end(), {i, k});
+    A.values.push_back(static_cast<double>((i * 7919 + k * 104729) % 1999) / 999.5 - 1.0);
+  };
+  for (std::int64_t k = 0; k < 20000; ++k) add(0, k);
+  for (std::int64_t k = 0; k < 20000; k += 4) add(1, k);
+  add(2, 20000);
+  for (std::int64_t k : {5, 900, 19999}) add(4, k);
+  for (std::int64_t k = 0; k < 1200; ++k) add(5, k * 16);
+  add(5, 20000);
+  return {A, B};
+}
+
 }  // namespace
+
+TEST(SpgemmCuda, RowsSplitOverSeveralBlocks) {
+  const auto [A, B] = split_rows_operands();
+  ASSERT_GT(products(A, B), 6 * (std::int64_t{1} << 16));
+  expect_every_variant<ws::Auto>(A, B, "split rows");
+  expect_every_variant<ws::Dense>(A, B, "split rows");
+  // A budget below one row's accumulator: the split rows run one at a time.
+  ws::Options one_at_a_time;
+  one_at_a_time.memory_budget_bytes = 1;
+  expect_every_variant<ws::Hash>(A, B, "split rows, one at a time", one_at_a_time);
+  // The handle's numeric phase into the first product's pattern.
+  tessera::SpgemmHandle handle;
+  check_handle_product<Cuda>(handle, A, B, "split rows, first");
+  check_handle_product<Cuda>(handle, with_values(A, 1.0), with_values(B, 3.0), "split rows, numeric");
+}
 
 TEST(SpgemmCuda, EveryTableSizeAndTheDenseAccumulator) {
   const HostCoo<double> B = rows_of_lengths(3000, 60000, 40, 7);

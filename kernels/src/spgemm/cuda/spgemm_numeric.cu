@@ -1,4 +1,5 @@
 // spgemm_numeric: the numeric phase of the row-wise SpGEMM, one launch per bin of the plan.
+#include <algorithm>
 #include <string>
 
 #include <cub/block/block_scan.cuh>
@@ -104,45 +105,115 @@ __global__ void __launch_bounds__(1024)
   for (int s = Grp::rank(); s < length; s += Grp::size()) c_vals[begin + s] = vals[s];
 }
 
+using WriteScan = cub::BlockScan<int, kDenseThreads>;
+
+// Writes out the row marked in `bits` and `dense` over words [s.lo, s.hi] and clears them: each
+// thread reads a contiguous run of the words, at the place a block scan of their counts gives it,
+// so the row comes out sorted. Every thread of the block calls it.
+template <class T>
+__device__ void write_marked_row(const SpgemmArgs& args, int row, WordSpan s, unsigned* bits, T* dense,
+                                 const void* c_pos, int* c_crd, T* c_vals, bool write_crd,
+                                 typename WriteScan::TempStorage& scan) {
+  const int span_words = max(s.hi - s.lo + 1, 0);
+  const int run = (span_words + kDenseThreads - 1) / kDenseThreads;
+  const int first = s.lo + static_cast<int>(threadIdx.x) * run;
+  const int last = min(first + run, s.hi + 1);
+  int mine = 0;
+  for (int w = first; w < last; ++w) mine += __popc(bits[w]);
+  int at = 0;
+  WriteScan(scan).ExclusiveSum(mine, at);
+  std::int64_t out = load_offset(c_pos, args.c_wide, row) + at;
+  for (int w = first; w < last; ++w) {
+    for (unsigned b = bits[w]; b; b &= b - 1) {
+      const int col = w * 32 + __ffs(b) - 1;
+      if (write_crd) c_crd[out] = col;
+      c_vals[out] = dense[col];
+      dense[col] = T(0);
+      ++out;
+    }
+    bits[w] = 0;
+  }
+}
+
 // Numeric phase, rows too long for shared memory: values in a dense array and columns in a bitmap
-// per block in global memory (zero between rows); each thread reads out a contiguous run of the
-// touched words, at the place a block scan of their counts gives it, so the row comes out sorted.
+// per block in global memory (zero between rows).
 template <class T>
 __global__ void __launch_bounds__(kDenseThreads)
     numeric_dense(SpgemmArgs args, const void* c_pos, int* c_crd, T* c_vals, const int* __restrict__ rows,
                   std::int64_t count, unsigned* bitmaps, T* dense_all, std::int64_t words,
                   bool write_crd) {
-  using Scan = cub::BlockScan<int, kDenseThreads>;
-  __shared__ typename Scan::TempStorage scan;
+  __shared__ typename WriteScan::TempStorage scan;
   __shared__ WordSpan span;
   unsigned* bits = bitmaps + blockIdx.x * words;
   T* dense = dense_all + blockIdx.x * (words * 32);
   for (std::int64_t item = blockIdx.x; item < count; item += gridDim.x) {
     const int row = rows[item];
     const WordSpan s = mark_row(args, row, bits, dense, &span);
-    const int span_words = s.hi - s.lo + 1;
-    const int run = (span_words + kDenseThreads - 1) / kDenseThreads;
-    const int first = s.lo + static_cast<int>(threadIdx.x) * run;
-    const int last = min(first + run, s.hi + 1);
-    int mine = 0;
-    for (int w = first; w < last; ++w) mine += __popc(bits[w]);
-    int at = 0;
-    Scan(scan).ExclusiveSum(mine, at);
-    std::int64_t out = load_offset(c_pos, args.c_wide, row) + at;
-    for (int w = first; w < last; ++w) {
-      for (unsigned b = bits[w]; b; b &= b - 1) {
-        const int col = w * 32 + __ffs(b) - 1;
-        if (write_crd) c_crd[out] = col;
-        c_vals[out] = dense[col];
-        dense[col] = T(0);
-        ++out;
-      }
-      bits[w] = 0;
-    }
+    write_marked_row(args, row, s, bits, dense, c_pos, c_crd, c_vals, write_crd, scan);
     __syncthreads();
   }
 }
 
+// Numeric phase, split rows: a block per piece of a row (grid row y: the batch's row y) adds its
+// products into the row's dense array and marks their columns in its bitmap...
+template <class T>
+__global__ void __launch_bounds__(kDenseThreads)
+    numeric_split_mark(SpgemmArgs args, const int* __restrict__ rows, unsigned* bitmaps, T* dense_all,
+                       unsigned* spans, std::int64_t words) {
+  __shared__ WordSpan span;
+  std::int64_t begin = 0, end = 0;
+  if (!piece_of_row(args, rows[blockIdx.y], static_cast<int>(blockIdx.x), &begin, &end)) return;
+  const WordSpan s = mark_products(args, begin, end, bitmaps + blockIdx.y * words,
+                                   dense_all + blockIdx.y * (words * 32), &span);
+  record_span(spans + 2 * blockIdx.y, words, s);
+}
+
+// ...then a block per row writes it out.
+template <class T>
+__global__ void __launch_bounds__(kDenseThreads)
+    numeric_split_write(SpgemmArgs args, const void* c_pos, int* c_crd, T* c_vals, const int* __restrict__ rows,
+                        unsigned* bitmaps, T* dense_all, unsigned* spans, std::int64_t words, bool write_crd) {
+  __shared__ typename WriteScan::TempStorage scan;
+  const WordSpan s = take_span(spans + 2 * blockIdx.x, words);
+  write_marked_row(args, rows[blockIdx.x], s, bitmaps + blockIdx.x * words, dense_all + blockIdx.x * (words * 32),
+                   c_pos, c_crd, c_vals, write_crd, scan);
+}
+
+// Words of a dense accumulator's bitmap, rounded up so that consecutive bitmaps and value arrays
+// stay aligned.
+inline std::int64_t accumulator_words(std::int64_t cols) {
+  return aligned((cols + 31) / 32 * sizeof(unsigned)) / sizeof(unsigned);
+}
+
+// The split rows, as many at a time as the memory budget allows.
+template <class T>
+std::size_t numeric_split(const SpgemmPlan& plan, const SpgemmArgs& args, const void* c_pos, int* c_crd, T* c_vals,
+                          bool write_crd, cudaStream_t stream) {
+  const std::vector<std::int64_t>& starts = plan.bin_starts();
+  const std::int64_t split_rows = starts[kSplitBin + 1] - starts[kSplitBin];
+  if (!split_rows) return 0;
+  const std::int64_t words = accumulator_words(args.cols);
+  const std::size_t bitmap_bytes = words * sizeof(unsigned);
+  // A bitmap, a dense array and a span record per row of a batch.
+  const std::size_t per_row = bitmap_bytes + words * 32 * sizeof(T) + 2 * sizeof(unsigned);
+  const std::int64_t batch = split_batch(split_rows, per_row, args.dense_budget_bytes);
+  formats::cuda::DeviceScratch scratch("tessera::spgemm split accumulators", batch * per_row, stream);
+  TESSERA_CUDA_CHECK(cudaMemsetAsync(scratch.data(), 0, scratch.size(), stream));
+  auto* bitmaps = static_cast<unsigned*>(scratch.data());
+  T* dense = reinterpret_cast<T*>(static_cast<char*>(scratch.data()) + batch * bitmap_bytes);
+  auto* spans = reinterpret_cast<unsigned*>(dense + batch * words * 32);
+  for (std::int64_t first = 0; first < split_rows; first += batch) {
+    const auto n = static_cast<unsigned>(std::min(batch, split_rows - first));
+    const int* rows = plan.binned_rows() + starts[kSplitBin] + first;
+    numeric_split_mark<T><<<dim3(plan.split_pieces(), n), kDenseThreads, 0, stream>>>(args, rows, bitmaps, dense,
+                                                                                      spans, words);
+    TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm numeric_split_mark");
+    numeric_split_write<T><<<n, kDenseThreads, 0, stream>>>(args, c_pos, c_crd, c_vals, rows, bitmaps, dense, spans,
+                                                            words, write_crd);
+    TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm numeric_split_write");
+  }
+  return scratch.size();
+}
 
 template <class T>
 std::size_t numeric_bins(const SpgemmPlan& plan, const SpgemmArgs& args, const void* c_pos, int* c_crd, T* c_vals,
@@ -153,9 +224,9 @@ std::size_t numeric_bins(const SpgemmPlan& plan, const SpgemmArgs& args, const v
     constexpr int G = decltype(g)::value;
     const int per_block = launch.rows_per_block();
     const std::size_t shared = (sizeof(T) + sizeof(unsigned)) * per_block << log2;
-    // Into a known pattern, binary searches beat the table's ordering for a group's short rows; a
-    // block's long row is ordered faster than searched.
-    if (write_crd || G == 0) {
+    // Into a known pattern, binary searches beat ordering the table, except for a table with a
+    // slot per column (in order as it is).
+    if (write_crd || (std::int64_t{1} << log2) >= args.cols) {
       allow_large_tables(numeric_hash<T, G>);
       numeric_hash<T, G><<<blocks_for(count, per_block), launch.threads, shared, stream>>>(
           args, c_pos, c_crd, c_vals, binned + first, count, log2, write_crd);
@@ -167,10 +238,10 @@ std::size_t numeric_bins(const SpgemmPlan& plan, const SpgemmArgs& args, const v
       TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm numeric_into_pattern");
     }
   });
+  const std::size_t split_bytes = numeric_split(plan, args, c_pos, c_crd, c_vals, write_crd, stream);
   const std::int64_t dense_rows = starts[kDenseBin + 1] - starts[kDenseBin];
-  if (!dense_rows) return 0;
-  // Words per block rounded up so that every block's bitmap and values stay aligned.
-  const std::int64_t words = aligned((args.cols + 31) / 32 * sizeof(unsigned)) / sizeof(unsigned);
+  if (!dense_rows) return split_bytes;
+  const std::int64_t words = accumulator_words(args.cols);
   const std::size_t bitmap_bytes = words * sizeof(unsigned);
   const std::size_t per_block = bitmap_bytes + words * 32 * sizeof(T);
   const unsigned blocks = dense_blocks(dense_rows, per_block, args.dense_budget_bytes);
@@ -182,7 +253,7 @@ std::size_t numeric_bins(const SpgemmPlan& plan, const SpgemmArgs& args, const v
                                                           dense_rows, bitmaps,
                                                           dense, words, write_crd);
   TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm numeric_dense");
-  return scratch.size();
+  return std::max(split_bytes, scratch.size());
 }
 
 }  // namespace

@@ -44,29 +44,56 @@ __global__ void __launch_bounds__(1024) symbolic_hash(SpgemmArgs args, void* c_p
   if (row >= 0 && Grp::rank() == 0) store_offset(c_pos, args.c_wide, row, distinct[Grp::index()]);
 }
 
+// Counts the set bits of words [s.lo, s.hi] of `bits` and clears them: this thread's share.
+__device__ inline int count_and_clear(unsigned* bits, WordSpan s) {
+  int mine = 0;
+  for (int w = s.lo + static_cast<int>(threadIdx.x); w <= s.hi; w += blockDim.x) {
+    mine += __popc(bits[w]);
+    bits[w] = 0;
+  }
+  return mine;
+}
+
+using CountReduce = cub::BlockReduce<int, kDenseThreads>;
+
 // Symbolic phase, rows past the largest table: a bitmap of C's columns per block in global
 // memory (zero between rows), popcounted and cleared over the touched words.
 __global__ void __launch_bounds__(kDenseThreads)
     symbolic_dense(SpgemmArgs args, void* c_pos, const int* __restrict__ rows, std::int64_t count,
                    unsigned* bitmaps, std::int64_t words) {
-  using Reduce = cub::BlockReduce<int, kDenseThreads>;
-  __shared__ typename Reduce::TempStorage reduce;
+  __shared__ typename CountReduce::TempStorage reduce;
   __shared__ WordSpan span;
   unsigned* bits = bitmaps + blockIdx.x * words;
   for (std::int64_t item = blockIdx.x; item < count; item += gridDim.x) {
     const int row = rows[item];
     const WordSpan s = mark_row<float>(args, row, bits, nullptr, &span);
-    int mine = 0;
-    for (int w = s.lo + static_cast<int>(threadIdx.x); w <= s.hi; w += kDenseThreads) {
-      mine += __popc(bits[w]);
-      bits[w] = 0;
-    }
-    const int total = Reduce(reduce).Sum(mine);
+    const int total = CountReduce(reduce).Sum(count_and_clear(bits, s));
     if (threadIdx.x == 0) store_offset(c_pos, args.c_wide, row, total);
     __syncthreads();
   }
 }
 
+// Symbolic phase, split rows: a block per piece of a row (grid row y: the batch's row y) marks
+// its products' columns in the row's bitmap.
+__global__ void __launch_bounds__(kDenseThreads)
+    symbolic_split_mark(SpgemmArgs args, const int* __restrict__ rows, unsigned* bitmaps, unsigned* spans,
+                        std::int64_t words) {
+  __shared__ WordSpan span;
+  std::int64_t begin = 0, end = 0;
+  if (!piece_of_row(args, rows[blockIdx.y], static_cast<int>(blockIdx.x), &begin, &end)) return;
+  const WordSpan s = mark_products<float>(args, begin, end, bitmaps + blockIdx.y * words, nullptr, &span);
+  record_span(spans + 2 * blockIdx.y, words, s);
+}
+
+// Then a block per row counts its bitmap and clears it.
+__global__ void __launch_bounds__(kDenseThreads)
+    symbolic_split_count(SpgemmArgs args, void* c_pos, const int* __restrict__ rows, unsigned* bitmaps,
+                         unsigned* spans, std::int64_t words) {
+  __shared__ typename CountReduce::TempStorage reduce;
+  const WordSpan s = take_span(spans + 2 * blockIdx.x, words);
+  const int total = CountReduce(reduce).Sum(count_and_clear(bitmaps + blockIdx.x * words, s));
+  if (threadIdx.x == 0) store_offset(c_pos, args.c_wide, rows[blockIdx.x], total);
+}
 
 // Products of every row: kProductLanes lanes per row add up the lengths of the rows of B it meets;
 // a row of A longer than kLongProductRow entries is listed for count_long_products instead.
@@ -114,43 +141,61 @@ __global__ void count_long_products(SpgemmArgs args, std::int64_t* __restrict__ 
   }
 }
 
-// A row's bound on its length, from its product count (symbolic phase).
+// A row's bound on its length, from its product count (symbolic phase); rows of many products
+// are split.
 struct ProductBound {
   const std::int64_t* products;
   __device__ std::int64_t operator()(std::int64_t row) const { return products[row]; }
+  __device__ bool split(std::int64_t row) const { return products[row] > kSplitProducts; }
 };
-// A row's length as the symbolic kernels wrote it (before the scan).
+// A row's length as the symbolic kernels wrote it (before the scan); the rows the symbolic phase
+// split stay split.
 struct CountedLength {
   const void* pos;
   bool wide;
+  const unsigned char* split_rows;
   __device__ std::int64_t operator()(std::int64_t row) const { return load_offset(pos, wide, row); }
+  __device__ bool split(std::int64_t row) const { return split_rows[row] != 0; }
 };
 
-// How many rows fall in each bin, and the lengths' total (counters[kBins]).
 template <class Length>
-__global__ void count_bins(std::int64_t rows, Length length, BinRule rule, unsigned long long* counters) {
+__device__ int bin_of_row(std::int64_t row, std::int64_t len, const Length& length, const BinRule& rule) {
+  return len > 0 && length.split(row) ? kSplitBin : bin_of(len, rule);
+}
+
+// How many rows fall in each bin, the lengths' total (counters[kBins]) and the most pieces of a
+// split row (counters[kBins + 1]).
+template <class Length>
+__global__ void count_bins(SpgemmArgs args, Length length, BinRule rule, unsigned long long* counters) {
   using Reduce = cub::BlockReduce<long long, kBinThreads>;
   __shared__ typename Reduce::TempStorage reduce;
   __shared__ unsigned local[kBins];
+  __shared__ int pieces;
   if (threadIdx.x < kBins) local[threadIdx.x] = 0;
+  if (threadIdx.x == 0) pieces = 0;
   __syncthreads();
   const std::int64_t row = std::int64_t{blockIdx.x} * kBinThreads + threadIdx.x;
   long long len = 0;
-  if (row < rows) {
+  if (row < args.rows) {
     len = length(row);
-    atomicAdd(local + bin_of(len, rule), 1u);
+    const int bin = bin_of_row(row, len, length, rule);
+    atomicAdd(local + bin, 1u);
+    if (bin == kSplitBin)
+      atomicMax(&pieces, pieces_of(load_offset(args.a_pos, args.a_wide, row + 1) -
+                                   load_offset(args.a_pos, args.a_wide, row)));
   }
   const long long sum = Reduce(reduce).Sum(len);
   __syncthreads();
   if (threadIdx.x < kBins && local[threadIdx.x]) atomicAdd(counters + threadIdx.x, local[threadIdx.x]);
   if (threadIdx.x == 0 && sum) atomicAdd(counters + kBins, static_cast<unsigned long long>(sum));
+  if (threadIdx.x == 0 && pieces) atomicMax(counters + kBins + 1, static_cast<unsigned long long>(pieces));
 }
 
 // Lists the rows bin by bin (`cursors`: where each bin's next rows go); with `c_pos`, also
-// zeroes the length of the rows with no products.
+// zeroes the length of the rows with no products; with `split_rows`, flags the split rows.
 template <class Length>
 __global__ void scatter_bins(std::int64_t rows, Length length, BinRule rule, unsigned long long* cursors,
-                             int* __restrict__ binned, void* c_pos, bool c_wide) {
+                             int* __restrict__ binned, void* c_pos, bool c_wide, unsigned char* split_rows) {
   __shared__ unsigned local[kBins];
   __shared__ unsigned long long base[kBins];
   if (threadIdx.x < kBins) local[threadIdx.x] = 0;
@@ -159,7 +204,7 @@ __global__ void scatter_bins(std::int64_t rows, Length length, BinRule rule, uns
   int bin = 0;
   unsigned mine = 0;
   if (row < rows) {
-    bin = bin_of(length(row), rule);
+    bin = bin_of_row(row, length(row), length, rule);
     mine = atomicAdd(local + bin, 1u);
   }
   __syncthreads();
@@ -169,39 +214,49 @@ __global__ void scatter_bins(std::int64_t rows, Length length, BinRule rule, uns
   if (row < rows) {
     binned[base[bin] + mine] = static_cast<int>(row);
     if (c_pos && bin == 0) store_offset(c_pos, c_wide, row, 0);
+    if (split_rows && bin == kSplitBin) split_rows[row] = 1;
   }
 }
 
-using Counters = std::array<unsigned long long, kBins + 1>;
+using Counters = std::array<unsigned long long, kBins + 2>;
+
+// The rows binned by `length`: where each bin starts in the row list, then the rows, the
+// lengths' total and the most pieces of a split row.
+struct Bins {
+  std::vector<std::int64_t> starts;
+  std::int64_t total = 0;
+  int split_pieces = 0;
+};
 
 // Bins the rows by `length`: counts (read back to the host, so it synchronizes), then lists them
-// into `binned`; returns where each bin starts, then the rows, and the lengths' total.
+// into `binned`.
 template <class Length>
-std::vector<std::int64_t> bin_rows(std::int64_t rows, Length length, BinRule rule, unsigned long long* counters,
-                                   int* binned, void* c_pos, bool c_wide, std::int64_t* total,
-                                   cudaStream_t stream) {
+Bins bin_rows(const SpgemmArgs& args, Length length, BinRule rule, unsigned long long* counters, int* binned,
+              void* c_pos, unsigned char* split_rows, cudaStream_t stream) {
   TESSERA_CUDA_CHECK(cudaMemsetAsync(counters, 0, sizeof(Counters), stream));
-  count_bins<<<blocks_for(rows, kBinThreads), kBinThreads, 0, stream>>>(rows, length, rule, counters);
+  count_bins<<<blocks_for(args.rows, kBinThreads), kBinThreads, 0, stream>>>(args, length, rule, counters);
   TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm count_bins");
   Counters host{};
   TESSERA_CUDA_CHECK(cudaMemcpyAsync(host.data(), counters, sizeof(Counters), cudaMemcpyDeviceToHost, stream));
   TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::vector<std::int64_t> starts(kBins + 1, 0);
-  for (int b = 0; b < kBins; ++b) starts[b + 1] = starts[b] + static_cast<std::int64_t>(host[b]);
-  *total = static_cast<std::int64_t>(host[kBins]);
-  const std::vector<unsigned long long> cursors(starts.begin(), starts.end() - 1);
+  Bins bins;
+  bins.starts.assign(kBins + 1, 0);
+  for (int b = 0; b < kBins; ++b) bins.starts[b + 1] = bins.starts[b] + static_cast<std::int64_t>(host[b]);
+  bins.total = static_cast<std::int64_t>(host[kBins]);
+  bins.split_pieces = static_cast<int>(host[kBins + 1]);
+  const std::vector<unsigned long long> cursors(bins.starts.begin(), bins.starts.end() - 1);
   TESSERA_CUDA_CHECK(cudaMemcpyAsync(counters, cursors.data(), kBins * sizeof(unsigned long long),
                                      cudaMemcpyHostToDevice, stream));
-  scatter_bins<<<blocks_for(rows, kBinThreads), kBinThreads, 0, stream>>>(rows, length, rule, counters, binned, c_pos,
-                                                                          c_wide);
+  scatter_bins<<<blocks_for(args.rows, kBinThreads), kBinThreads, 0, stream>>>(args.rows, length, rule, counters,
+                                                                               binned, c_pos, args.c_wide, split_rows);
   TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm scatter_bins");
   TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream));  // `cursors` is pageable host memory
-  return starts;
+  return bins;
 }
 
 // Counts the distinct columns of every row of the symbolic bins into c_pos.
-void count_row_lengths(const SpgemmArgs& args, void* c_pos, const int* binned, const std::vector<std::int64_t>& starts,
-                       cudaStream_t stream) {
+void count_row_lengths(const SpgemmArgs& args, void* c_pos, const int* binned, const Bins& bins, cudaStream_t stream) {
+  const std::vector<std::int64_t>& starts = bins.starts;
   for_each_table_bin(starts, [&](auto g, std::int64_t first, std::int64_t count, int log2, BinLaunch launch) {
     constexpr int G = decltype(g)::value;
     const int per_block = launch.rows_per_block();
@@ -211,15 +266,33 @@ void count_row_lengths(const SpgemmArgs& args, void* c_pos, const int* binned, c
                                                                                        count, log2);
     TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm symbolic_hash");
   });
-  const std::int64_t dense_rows = starts[kDenseBin + 1] - starts[kDenseBin];
-  if (!dense_rows) return;
   const std::int64_t words = (args.cols + 31) / 32;
-  const unsigned blocks = dense_blocks(dense_rows, words * sizeof(unsigned), args.dense_budget_bytes);
-  formats::cuda::DeviceScratch bitmaps("tessera::spgemm symbolic bitmaps", blocks * words * sizeof(unsigned), stream);
-  TESSERA_CUDA_CHECK(cudaMemsetAsync(bitmaps.data(), 0, bitmaps.size(), stream));
-  symbolic_dense<<<blocks, kDenseThreads, 0, stream>>>(args, c_pos, binned + starts[kDenseBin], dense_rows,
-                                                       static_cast<unsigned*>(bitmaps.data()), words);
-  TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm symbolic_dense");
+  const std::int64_t dense_rows = starts[kDenseBin + 1] - starts[kDenseBin];
+  if (dense_rows) {
+    const unsigned blocks = dense_blocks(dense_rows, words * sizeof(unsigned), args.dense_budget_bytes);
+    formats::cuda::DeviceScratch bitmaps("tessera::spgemm symbolic bitmaps", blocks * words * sizeof(unsigned), stream);
+    TESSERA_CUDA_CHECK(cudaMemsetAsync(bitmaps.data(), 0, bitmaps.size(), stream));
+    symbolic_dense<<<blocks, kDenseThreads, 0, stream>>>(args, c_pos, binned + starts[kDenseBin], dense_rows,
+                                                         static_cast<unsigned*>(bitmaps.data()), words);
+    TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm symbolic_dense");
+  }
+  const std::int64_t split_rows = starts[kSplitBin + 1] - starts[kSplitBin];
+  if (!split_rows) return;
+  // A bitmap and a span record per row of a batch.
+  const std::size_t per_row = (words + 2) * sizeof(unsigned);
+  const std::int64_t batch = split_batch(split_rows, per_row, args.dense_budget_bytes);
+  formats::cuda::DeviceScratch scratch("tessera::spgemm split bitmaps", batch * per_row, stream);
+  TESSERA_CUDA_CHECK(cudaMemsetAsync(scratch.data(), 0, scratch.size(), stream));
+  auto* bitmaps = static_cast<unsigned*>(scratch.data());
+  unsigned* spans = bitmaps + batch * words;
+  for (std::int64_t first = 0; first < split_rows; first += batch) {
+    const auto n = static_cast<unsigned>(std::min(batch, split_rows - first));
+    const int* rows = binned + starts[kSplitBin] + first;
+    symbolic_split_mark<<<dim3(bins.split_pieces, n), kDenseThreads, 0, stream>>>(args, rows, bitmaps, spans, words);
+    TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm symbolic_split_mark");
+    symbolic_split_count<<<n, kDenseThreads, 0, stream>>>(args, c_pos, rows, bitmaps, spans, words);
+    TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm symbolic_split_count");
+  }
 }
 
 template <class Offset>
@@ -243,6 +316,8 @@ KernelStatus spgemm_can_implement(const SpgemmArgs& args) {
       args.accumulator != SpgemmAccumulator::Dense)
     return KernelStatus::refused("unknown accumulator");
   if (!args.a_pos || !args.b_pos) return KernelStatus::refused("null row offsets");
+  if (args.b_lanes < 1 || args.b_lanes > 32 || (args.b_lanes & (args.b_lanes - 1)))
+    return KernelStatus::refused("b_lanes is not a power of two from 1 to 32");
   return {};
 }
 
@@ -263,9 +338,14 @@ std::shared_ptr<const SpgemmPlan> SpgemmPlan::build(const SpgemmArgs& args, void
   const bool dense_all = args.accumulator == SpgemmAccumulator::Dense;
   formats::cuda::DeviceScratch counters("tessera::spgemm counters", sizeof(Counters), stream);
   auto* counted = static_cast<unsigned long long*>(counters.data());
+  // A flag per row: the symbolic phase split it, and so does the numeric phase.
+  formats::cuda::DeviceScratch split_flags("tessera::spgemm split rows", args.rows, stream);
+  auto* split_rows = static_cast<unsigned char*>(split_flags.data());
+  TESSERA_CUDA_CHECK(cudaMemsetAsync(split_rows, 0, args.rows, stream));
   {
     formats::cuda::DeviceScratch products("tessera::spgemm products", args.rows * sizeof(std::int64_t), stream);
-    plan->symbolic_bytes_ = plan->kept_bytes() + aligned(products.size()) + aligned(counters.size());
+    plan->symbolic_bytes_ =
+        plan->kept_bytes() + aligned(products.size()) + aligned(counters.size()) + aligned(split_flags.size());
     auto* per_row = static_cast<std::int64_t*>(products.data());
     // The row list of the plan lists the long rows of A first.
     TESSERA_CUDA_CHECK(cudaMemsetAsync(counted, 0, sizeof(unsigned long long), stream));
@@ -277,14 +357,18 @@ std::shared_ptr<const SpgemmPlan> SpgemmPlan::build(const SpgemmArgs& args, void
     count_long_products<<<long_blocks, kLongProductThreads, 0, stream>>>(args, per_row, plan->rows_by_bin_, counted);
     TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm count_long_products");
     const BinRule symbolic_rule{args.cols, kMaxTableLog2, kMaxTableLog2 + 1, dense_all};
-    const std::vector<std::int64_t> starts = bin_rows(args.rows, ProductBound{per_row}, symbolic_rule, counted,
-                                                      plan->rows_by_bin_, c_pos, args.c_wide, &plan->products_, stream);
-    count_row_lengths(args, c_pos, plan->rows_by_bin_, starts, stream);
+    const Bins bins =
+        bin_rows(args, ProductBound{per_row}, symbolic_rule, counted, plan->rows_by_bin_, c_pos, split_rows, stream);
+    plan->products_ = bins.total;
+    plan->split_pieces_ = bins.split_pieces;
+    count_row_lengths(args, c_pos, plan->rows_by_bin_, bins, stream);
   }
   // Binned by the counted lengths, whose total int offsets must hold before they are scanned.
   const BinRule numeric_rule{args.cols, numeric_max_log2(args.type), kNumericDenseFromLog2, dense_all};
-  plan->bin_starts_ = bin_rows(args.rows, CountedLength{c_pos, args.c_wide}, numeric_rule, counted, plan->rows_by_bin_,
-                               nullptr, args.c_wide, &plan->nnz_, stream);
+  const Bins bins = bin_rows(args, CountedLength{c_pos, args.c_wide, split_rows}, numeric_rule, counted,
+                             plan->rows_by_bin_, nullptr, nullptr, stream);
+  plan->bin_starts_ = bins.starts;
+  plan->nnz_ = bins.total;
   if (!args.c_wide && plan->nnz_ > INT_MAX)
     throw OverflowError("tessera::spgemm: the product has " + std::to_string(plan->nnz_) +
                         " entries, past int row offsets; use an encoding with int64 offsets");

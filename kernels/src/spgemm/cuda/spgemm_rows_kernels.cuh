@@ -12,11 +12,21 @@ constexpr unsigned kEmpty = 0xffffffffu;  // no column id reaches it (ids are be
 constexpr int kMinTableLog2 = 5;          // 32 slots
 constexpr int kMaxTableLog2 = 14;         // 16384 slots
 // Bin 0: rows with no products (nothing to run); bins 1..10: hash tables of 2^5..2^14 slots;
-// the last bin: the dense accumulator.
+// then the dense accumulator, a block per row; last, the rows of more than kSplitProducts
+// products, each spread over blocks that take a piece of its row of A and share its dense
+// accumulator (one block would run long after the rest of the device is idle).
 constexpr int kDenseBin = kMaxTableLog2 - kMinTableLog2 + 2;
-constexpr int kBins = kDenseBin + 1;
+constexpr int kSplitBin = kDenseBin + 1;
+constexpr int kBins = kSplitBin + 1;
 constexpr int kDenseThreads = 512;
 constexpr int kBinThreads = 256;  // threads of the binning kernels
+constexpr std::int64_t kSplitProducts = std::int64_t{1} << 16;
+constexpr std::int64_t kPieceEntries = 1024;  // of A's row per block of a split row
+
+// The blocks of a split row whose row of A has `a_len` entries.
+__host__ __device__ inline int pieces_of(std::int64_t a_len) {
+  return static_cast<int>(a_len > kPieceEntries ? (a_len + kPieceEntries - 1) / kPieceEntries : 1);
+}
 
 __host__ __device__ inline int table_log2_of_bin(int bin) { return bin + kMinTableLog2 - 1; }
 
@@ -106,11 +116,13 @@ struct Group {
 // sub-groups are as many as A's row has entries (up to one lane each), so that the loads of all
 // of A's entries are in flight together.
 template <class F>
-__device__ __forceinline__ void for_each_product(const SpgemmArgs& args, std::int64_t row, int rank, int size, F&& f) {
-  const std::int64_t a_begin = load_offset(args.a_pos, args.a_wide, row);
-  const std::int64_t a_end = load_offset(args.a_pos, args.a_wide, row + 1);
+__device__ __forceinline__ void for_each_product_in(const SpgemmArgs& args, std::int64_t a_begin, std::int64_t a_end,
+                                                    int rank, int size, F&& f) {
+  // A block's row (size past a warp) is long: its sub-groups keep args.b_lanes lanes at least,
+  // so that they read rows of B in coalesced runs and add to distinct columns at a time.
+  const int least = size > 32 ? args.b_lanes : 1;
   int sub = size;  // lanes per sub-group: a power of two
-  while (sub > 1 && size / sub < a_end - a_begin) sub >>= 1;
+  while (sub > least && size / sub < a_end - a_begin) sub >>= 1;
   const int lane = rank & (sub - 1);
   const int subs = size / sub;
   for (std::int64_t q = a_begin + rank / sub; q < a_end; q += subs) {
@@ -119,6 +131,13 @@ __device__ __forceinline__ void for_each_product(const SpgemmArgs& args, std::in
     const std::int64_t b_end = load_offset(args.b_pos, args.b_wide, k + 1);
     for (std::int64_t r = b_begin + lane; r < b_end; r += sub) f(static_cast<unsigned>(__ldg(args.b_crd + r)), r, q);
   }
+}
+
+// for_each_product_in over the whole of A's row `row`.
+template <class F>
+__device__ __forceinline__ void for_each_product(const SpgemmArgs& args, std::int64_t row, int rank, int size, F&& f) {
+  for_each_product_in(args, load_offset(args.a_pos, args.a_wide, row), load_offset(args.a_pos, args.a_wide, row + 1),
+                      rank, size, static_cast<F&&>(f));
 }
 
 // Calls f(column, a_ik * b_kj) for every product of row `row` (for_each_product's lanes).
@@ -195,33 +214,76 @@ struct WordSpan {
   int lo, hi;
 };
 
-// Marks every product's column of `row` in `bits` (and adds its value to `dense`, when given),
-// returning the words touched, for the whole block.
+// Marks the column of every product of A's entries [a_begin, a_end) in `bits` (and adds its value
+// to `dense`, when given), returning the words touched, for the whole block.
 template <class T>
-__device__ WordSpan mark_row(const SpgemmArgs& args, std::int64_t row, unsigned* bits, T* dense,
-                             WordSpan* span) {
+__device__ WordSpan mark_products(const SpgemmArgs& args, std::int64_t a_begin, std::int64_t a_end, unsigned* bits,
+                                  T* dense, WordSpan* span) {
   if (threadIdx.x == 0) *span = {0x7fffffff, -1};
   __syncthreads();
   int lo = 0x7fffffff, hi = -1;
   const auto mark = [&](unsigned col) {
     const int w = static_cast<int>(col >> 5);
-    atomicOr(bits + w, 1u << (col & 31));
+    const unsigned bit = 1u << (col & 31);
+    if (!(bits[w] & bit)) atomicOr(bits + w, bit);  // a set bit stays set: skip the atomic
     lo = min(lo, w);
     hi = max(hi, w);
   };
-  if (dense)
-    for_each_product_value<T>(args, row, threadIdx.x, blockDim.x, [&](unsigned col, T value) {
+  if (dense) {
+    const T* a_vals = static_cast<const T*>(args.a_vals);
+    const T* b_vals = static_cast<const T*>(args.b_vals);
+    const auto add = [&](unsigned col, std::int64_t r, std::int64_t q) {
       mark(col);
-      atomicAdd(dense + col, value);
-    });
-  else
-    for_each_product(args, row, threadIdx.x, blockDim.x, [&](unsigned col, std::int64_t, std::int64_t) { mark(col); });
+      atomicAdd(dense + col, __ldg(a_vals + q) * __ldg(b_vals + r));
+    };
+    for_each_product_in(args, a_begin, a_end, threadIdx.x, blockDim.x, add);
+  } else {
+    for_each_product_in(args, a_begin, a_end, threadIdx.x, blockDim.x,
+                        [&](unsigned col, std::int64_t, std::int64_t) { mark(col); });
+  }
   if (hi >= 0) {
     atomicMin(&span->lo, lo);
     atomicMax(&span->hi, hi);
   }
   __syncthreads();
   return *span;
+}
+
+// mark_products over the whole of A's row `row`.
+template <class T>
+__device__ WordSpan mark_row(const SpgemmArgs& args, std::int64_t row, unsigned* bits, T* dense, WordSpan* span) {
+  return mark_products(args, load_offset(args.a_pos, args.a_wide, row), load_offset(args.a_pos, args.a_wide, row + 1),
+                       bits, dense, span);
+}
+
+// A split row's piece `piece` of its row of A; false when the row has fewer pieces.
+__device__ inline bool piece_of_row(const SpgemmArgs& args, std::int64_t row, int piece, std::int64_t* begin,
+                                    std::int64_t* end) {
+  const std::int64_t a_begin = load_offset(args.a_pos, args.a_wide, row);
+  const std::int64_t a_len = load_offset(args.a_pos, args.a_wide, row + 1) - a_begin;
+  const int pieces = pieces_of(a_len);
+  if (piece >= pieces) return false;
+  *begin = a_begin + a_len * piece / pieces;
+  *end = a_begin + a_len * (piece + 1) / pieces;
+  return true;
+}
+
+// The words a split row's blocks touched, gathered in global memory as two maxima that start at
+// zero: words - lo and hi + 1.
+__device__ inline void record_span(unsigned* codes, std::int64_t words, WordSpan s) {
+  if (threadIdx.x == 0 && s.hi >= 0) {
+    atomicMax(codes, static_cast<unsigned>(words - s.lo));
+    atomicMax(codes + 1, static_cast<unsigned>(s.hi + 1));
+  }
+}
+
+// The span record_span gathered (lo > hi when the row has no products); zeroes the record for
+// the next row. Every thread of the block calls it.
+__device__ inline WordSpan take_span(unsigned* codes, std::int64_t words) {
+  const WordSpan s{static_cast<int>(words - codes[0]), static_cast<int>(codes[1]) - 1};
+  __syncthreads();
+  if (threadIdx.x == 0) codes[0] = codes[1] = 0;
+  return s;
 }
 
 // Moves the occupied slots of a group's table (G lanes of one warp) to its front, in slot order,

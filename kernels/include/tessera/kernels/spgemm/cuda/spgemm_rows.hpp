@@ -18,6 +18,10 @@
 ///     array of values and a bitmap in global memory (a block per row, as many rows at a time as the
 ///     memory budget allows), read out in order by a scan of the bitmap between the row's lowest and
 ///     highest column;
+///   * rows of many products (2^16 and more) are split in both phases: blocks take pieces of the
+///     row of A and share the row's bitmap (and dense array) in global memory; a block per row
+///     then counts (writes out) the row, so that a few long rows do not keep one block busy
+///     long after the rest of the device is idle;
 ///   * a row's lanes take as many of A's entries at once as it has (up to one lane each), the lanes
 ///     of each walking one row of B;
 ///   * values are added with atomic adds, so the last bits of an entry may differ between calls;
@@ -56,6 +60,9 @@ struct SpgemmArgs {
   const void* b_pos = nullptr;                            ///< inner + 1 row offsets of B
   const int* b_crd = nullptr;                             ///< B's column ids
   const void* b_vals = nullptr;                           ///< B's values
+  /// Lanes that walk one row of B together in a block's row (a power of two, 1 to 32): about B's
+  /// mean row length.
+  int b_lanes = 1;
   /// Most device memory the dense accumulators of the long rows take together (at least one row's).
   std::size_t dense_budget_bytes = std::size_t{256} << 20;
 };
@@ -87,11 +94,14 @@ class SpgemmPlan {
   const int* binned_rows() const { return rows_by_bin_; }
   /// Host: where each numeric bin starts in binned_rows(), then rows().
   const std::vector<std::int64_t>& bin_starts() const { return bin_starts_; }
+  /// The most blocks a row of the last bin (rows split over several blocks) takes.
+  int split_pieces() const { return split_pieces_; }
 
  private:
   SpgemmPlan() = default;
   std::int64_t rows_ = 0, nnz_ = 0, products_ = 0;
   std::size_t symbolic_bytes_ = 0;
+  int split_pieces_ = 0;
   int* rows_by_bin_ = nullptr;
   std::vector<std::int64_t> bin_starts_;
 };
