@@ -108,7 +108,7 @@ class SpgemmPlan {
 
 /// The numeric phase: C's column ids and values, `c_pos` as written by the plan's build; with
 /// `write_crd` false, C's values alone for the column ids `c_crd` of an earlier product of
-/// operands with the same patterns (short rows find their entries by binary search). Throws what
+/// operands with the same patterns (rows in tables find their entries by binary search). Throws what
 /// spgemm_can_implement refuses, OutOfMemoryError for the dense accumulators, CudaError. Returns
 /// the device bytes of its temporaries.
 std::size_t spgemm_numeric(const SpgemmPlan& plan, const SpgemmArgs& args, const void* c_pos, int* c_crd,
