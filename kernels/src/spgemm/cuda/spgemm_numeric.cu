@@ -4,6 +4,7 @@
 
 #include <cub/block/block_scan.cuh>
 
+#include "../../common/stream_fork.hpp"
 #include "spgemm_rows_launch.cuh"
 #include "tessera/core/error.hpp"
 
@@ -216,10 +217,16 @@ std::size_t numeric_split(const SpgemmPlan& plan, const SpgemmArgs& args, const 
 }
 
 template <class T>
+std::size_t numeric_dense_rows(const SpgemmPlan& plan, const SpgemmArgs& args, const void* c_pos, int* c_crd,
+                               T* c_vals, bool write_crd, cudaStream_t stream);
+
+// The table bins side by side; the dense and split rows on the caller's stream meanwhile.
+template <class T>
 std::size_t numeric_bins(const SpgemmPlan& plan, const SpgemmArgs& args, const void* c_pos, int* c_crd, T* c_vals,
                          bool write_crd, cudaStream_t stream) {
   const std::vector<std::int64_t>& starts = plan.bin_starts();
   const int* binned = plan.binned_rows();
+  StreamFork fork(stream);
   for_each_table_bin(starts, [&](auto g, std::int64_t first, std::int64_t count, int log2, BinLaunch launch) {
     constexpr int G = decltype(g)::value;
     const int per_block = launch.rows_per_block();
@@ -228,19 +235,29 @@ std::size_t numeric_bins(const SpgemmPlan& plan, const SpgemmArgs& args, const v
     // slot per column (in order as it is).
     if (write_crd || (std::int64_t{1} << log2) >= args.cols) {
       allow_large_tables(numeric_hash<T, G>);
-      numeric_hash<T, G><<<blocks_for(count, per_block), launch.threads, shared, stream>>>(
+      numeric_hash<T, G><<<blocks_for(count, per_block), launch.threads, shared, fork.next()>>>(
           args, c_pos, c_crd, c_vals, binned + first, count, log2, write_crd);
       TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm numeric_hash");
     } else {
       allow_large_tables(numeric_into_pattern<T, G>);
-      numeric_into_pattern<T, G><<<blocks_for(count, per_block), launch.threads, shared, stream>>>(
+      numeric_into_pattern<T, G><<<blocks_for(count, per_block), launch.threads, shared, fork.next()>>>(
           args, c_pos, c_crd, c_vals, binned + first, count, log2);
       TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm numeric_into_pattern");
     }
   });
   const std::size_t split_bytes = numeric_split(plan, args, c_pos, c_crd, c_vals, write_crd, stream);
+  const std::size_t dense_bytes = numeric_dense_rows(plan, args, c_pos, c_crd, c_vals, write_crd, stream);
+  fork.join();
+  return std::max(split_bytes, dense_bytes);
+}
+
+// The rows of the dense accumulator, as many at a time as the memory budget allows.
+template <class T>
+std::size_t numeric_dense_rows(const SpgemmPlan& plan, const SpgemmArgs& args, const void* c_pos, int* c_crd,
+                               T* c_vals, bool write_crd, cudaStream_t stream) {
+  const std::vector<std::int64_t>& starts = plan.bin_starts();
   const std::int64_t dense_rows = starts[kDenseBin + 1] - starts[kDenseBin];
-  if (!dense_rows) return split_bytes;
+  if (!dense_rows) return 0;
   const std::int64_t words = accumulator_words(args.cols);
   const std::size_t bitmap_bytes = words * sizeof(unsigned);
   const std::size_t per_block = bitmap_bytes + words * 32 * sizeof(T);
@@ -249,11 +266,11 @@ std::size_t numeric_bins(const SpgemmPlan& plan, const SpgemmArgs& args, const v
   TESSERA_CUDA_CHECK(cudaMemsetAsync(scratch.data(), 0, scratch.size(), stream));
   auto* bitmaps = static_cast<unsigned*>(scratch.data());
   T* dense = reinterpret_cast<T*>(static_cast<char*>(scratch.data()) + blocks * bitmap_bytes);
-  numeric_dense<T><<<blocks, kDenseThreads, 0, stream>>>(args, c_pos, c_crd, c_vals, binned + starts[kDenseBin],
-                                                          dense_rows, bitmaps,
+  numeric_dense<T><<<blocks, kDenseThreads, 0, stream>>>(args, c_pos, c_crd, c_vals,
+                                                          plan.binned_rows() + starts[kDenseBin], dense_rows, bitmaps,
                                                           dense, words, write_crd);
   TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm numeric_dense");
-  return std::max(split_bytes, scratch.size());
+  return scratch.size();
 }
 
 }  // namespace

@@ -3,14 +3,17 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
+#include "../../common/stream_fork.hpp"
 #include "spgemm_rows_launch.cuh"
 #include "tessera/core/error.hpp"
+#include "tessera/formats/cuda/device_scratch.hpp"
 
 namespace tessera::kernels::cuda {
 namespace {
@@ -250,22 +253,32 @@ Bins bin_rows(const SpgemmArgs& args, Length length, BinRule rule, unsigned long
   scatter_bins<<<blocks_for(args.rows, kBinThreads), kBinThreads, 0, stream>>>(args.rows, length, rule, counters,
                                                                                binned, c_pos, args.c_wide, split_rows);
   TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm scatter_bins");
-  TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream));  // `cursors` is pageable host memory
-  return bins;
+  return bins;  // the copy of `cursors`, pageable host memory, was staged before it returned
 }
+
+void count_long_rows(const SpgemmArgs& args, void* c_pos, const int* binned, const Bins& bins, cudaStream_t stream);
 
 // Counts the distinct columns of every row of the symbolic bins into c_pos.
 void count_row_lengths(const SpgemmArgs& args, void* c_pos, const int* binned, const Bins& bins, cudaStream_t stream) {
   const std::vector<std::int64_t>& starts = bins.starts;
+  // The table bins side by side; the dense and split rows on the caller's stream meanwhile.
+  StreamFork fork(stream);
   for_each_table_bin(starts, [&](auto g, std::int64_t first, std::int64_t count, int log2, BinLaunch launch) {
     constexpr int G = decltype(g)::value;
     const int per_block = launch.rows_per_block();
     const std::size_t shared = std::size_t{sizeof(unsigned)} * per_block << log2;
     allow_large_tables(symbolic_hash<G>);
-    symbolic_hash<G><<<blocks_for(count, per_block), launch.threads, shared, stream>>>(args, c_pos, binned + first,
-                                                                                       count, log2);
+    symbolic_hash<G><<<blocks_for(count, per_block), launch.threads, shared, fork.next()>>>(
+        args, c_pos, binned + first, count, log2);
     TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm symbolic_hash");
   });
+  count_long_rows(args, c_pos, binned, bins, stream);
+  fork.join();
+}
+
+// Counts the distinct columns of the dense and split bins' rows into c_pos.
+void count_long_rows(const SpgemmArgs& args, void* c_pos, const int* binned, const Bins& bins, cudaStream_t stream) {
+  const std::vector<std::int64_t>& starts = bins.starts;
   const std::int64_t words = (args.cols + 31) / 32;
   const std::int64_t dense_rows = starts[kDenseBin + 1] - starts[kDenseBin];
   if (dense_rows) {
@@ -321,9 +334,7 @@ KernelStatus spgemm_can_implement(const SpgemmArgs& args) {
   return {};
 }
 
-SpgemmPlan::~SpgemmPlan() {
-  if (rows_by_bin_) cudaFree(rows_by_bin_);
-}
+SpgemmPlan::~SpgemmPlan() = default;
 
 std::shared_ptr<const SpgemmPlan> SpgemmPlan::build(const SpgemmArgs& args, void* c_pos, cudaStream_t stream) {
   require_ok(spgemm_can_implement(args), "tessera::spgemm");
@@ -333,7 +344,9 @@ std::shared_ptr<const SpgemmPlan> SpgemmPlan::build(const SpgemmArgs& args, void
   TESSERA_CUDA_CHECK(cudaMemsetAsync(static_cast<char*>(c_pos) + args.rows * width, 0, width, stream));
   plan->bin_starts_.assign(kBins + 1, 0);
   if (args.rows == 0) return plan;
-  TESSERA_CUDA_CHECK(cudaMalloc(&plan->rows_by_bin_, args.rows * sizeof(int)));
+  plan->rows_storage_ =
+      std::make_unique<formats::cuda::DeviceScratch>("tessera::spgemm row list", args.rows * sizeof(int), stream);
+  plan->rows_by_bin_ = static_cast<int*>(plan->rows_storage_->data());
 
   const bool dense_all = args.accumulator == SpgemmAccumulator::Dense;
   formats::cuda::DeviceScratch counters("tessera::spgemm counters", sizeof(Counters), stream);

@@ -35,6 +35,10 @@
 
 #include "tessera/kernels/common/cuda/kernel_status.hpp"
 
+namespace tessera::formats::cuda {
+class DeviceScratch;
+}  // namespace tessera::formats::cuda
+
 namespace tessera::kernels::cuda {
 
 /// Value types of the SpGEMM kernels.
@@ -71,7 +75,8 @@ struct SpgemmArgs {
 KernelStatus spgemm_can_implement(const SpgemmArgs& args);
 
 /// The symbolic phase's result for one pair of patterns: C's length and its rows binned for the
-/// numeric phase. Keeps device memory (a row list) until destroyed.
+/// numeric phase. Keeps device memory (a row list, from the scratch pool on the stream of its
+/// build) until destroyed.
 class SpgemmPlan {
  public:
   /// Runs the symbolic phase on `stream` and writes C's rows + 1 row offsets to `c_pos` (device
@@ -102,6 +107,7 @@ class SpgemmPlan {
   std::int64_t rows_ = 0, nnz_ = 0, products_ = 0;
   std::size_t symbolic_bytes_ = 0;
   int split_pieces_ = 0;
+  std::unique_ptr<formats::cuda::DeviceScratch> rows_storage_;  // returned to the pool in stream order
   int* rows_by_bin_ = nullptr;
   std::vector<std::int64_t> bin_starts_;
 };
