@@ -3,8 +3,8 @@
 /// Tessera's CUDA SpGEMM on CSR arrays, C = A * B, fp32 and fp64, int column ids, int or int64
 /// row offsets. Raw-pointer interface (no Kokkos), called by tessera::spgemm on Kokkos::Cuda.
 ///
-/// Algorithm (kernels/src/spgemm/cuda/): row-wise (Gustavson), in two phases, rows binned by size
-/// and every bin run by its own launch.
+/// Algorithm (kernels/src/spgemm/cuda/): row-wise (Gustavson), in two phases, rows binned by size,
+/// every bin run by its own launch, the hash-table bins of a phase side by side on side streams.
 ///   * symbolic (SpgemmPlan::build): each row's product count bounds its length. A hash table of
 ///     column ids in shared memory per row (32 to 16384 slots; a group of 8, 16 or 32 lanes per row
 ///     for the small tables, a block per row for the large ones) counts its distinct columns; rows
