@@ -9,33 +9,35 @@
 // uniform coordinates; orders 3 and 4), every mode, ranks 16, 32, 64. Times are medians of --reps fenced calls; "first call" is the call that
 // also rearranges the tensor for the mode (kept in the handle afterwards).
 #include <Kokkos_Core.hpp>
-#ifdef KOKKOS_ENABLE_CUDA
-#include <cuda_runtime_api.h>
-#endif
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "../common/fenced_timing.hpp"
+#include "generated_tensors.hpp"
+#include "tensor_bench_options.hpp"
 #include "tessera/core/command_line.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/device_coo.hpp"
-#include "tessera/core/io/tns.hpp"
 #include "tessera/formats/convert.hpp"
-#include "tessera/kernels/common/pattern_binding.hpp"
 #include "tessera/kernels/mttkrp/mttkrp_dense.hpp"
 
 namespace {
 
-using Space = Kokkos::DefaultExecutionSpace;
+using tessera_bench::copy_bandwidth;
+using tessera_bench::device_name;
+using tessera_bench::generate;
+using tessera_bench::Generated;
+using tessera_bench::mix;
+using tessera_bench::read_lastfm;
+using Space = tessera_bench::Space;
 using HostSpace = Kokkos::DefaultHostExecutionSpace;
 
 const char* const kUsage =
@@ -47,74 +49,9 @@ const char* const kUsage =
     "  --only NAME   only the tensors whose name contains NAME\n"
     "  --host        also time the host space's kernel (slow on large tensors)\n";
 
-struct Options {
-  int reps = 5;
-  bool fp32 = true, fp64 = false;
+struct Options : TensorBenchOptions {
   std::vector<int> ranks{16, 32, 64};
-  double scale = 1;
-  std::string only;
-  bool host = false;
 };
-
-// A generated tensor: extents, nonzeros and how coordinates are drawn. Fibered tensors group
-// their nonzeros into fibers (the coordinates of all modes but the last) of mean length
-// `fiber`: each nonzero picks its fiber uniformly (lengths spread around the mean) or by a power
-// law (a few fibers of many thousands, most of one or two); the last mode's coordinate is
-// uniform. Independent tensors (fiber == 0) draw every coordinate uniformly.
-struct Generated {
-  std::string name;
-  std::vector<std::int64_t> shape;
-  std::int64_t nnz;
-  int fiber;
-  bool power_law;
-};
-
-// splitmix64 of the key's successor in the golden-ratio sequence.
-KOKKOS_INLINE_FUNCTION std::uint64_t mix(std::uint64_t x) {
-  return tessera::kernels::detail::mix64(x + 0x9e3779b97f4a7c15ULL);
-}
-
-KOKKOS_INLINE_FUNCTION double uniform01(std::uint64_t key) { return static_cast<double>(mix(key) >> 11) * 0x1.0p-53; }
-
-// The generated triplets, drawn on the device (duplicates possible, summed by from_coo).
-tessera::DeviceCoo<double, Space> generate(const Generated& g) {
-  tessera::DeviceCoo<double, Space> coo;
-  coo.shape = g.shape;
-  const int order = static_cast<int>(g.shape.size());
-  coo.coords = decltype(coo.coords)("coords", g.nnz, order);
-  coo.values = decltype(coo.values)("values", g.nnz);
-  const auto coords = coo.coords;
-  const auto values = coo.values;
-  std::array<std::int64_t, 4> shape{};
-  for (int m = 0; m < order; ++m) shape[m] = g.shape[m];
-  const std::int64_t fibers = g.fiber > 0 ? std::max<std::int64_t>(1, g.nnz / g.fiber) : 0;
-  const bool power_law = g.power_law;
-  Kokkos::parallel_for(
-      "mttkrp_bench::generate", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, g.nnz),
-      KOKKOS_LAMBDA(const std::int64_t e) {
-        const auto key = static_cast<std::uint64_t>(e) * 8;
-        std::uint64_t fiber_key = key;
-        if (fibers > 0) {
-          const double u = uniform01(key + 6);
-          const auto f = static_cast<std::int64_t>((power_law ? u * u * u * u : u) * static_cast<double>(fibers));
-          fiber_key = (static_cast<std::uint64_t>(f) + (std::uint64_t{1} << 40)) * 8;
-        }
-        for (int m = 0; m < order; ++m) {
-          const double u = uniform01(m == order - 1 ? key + m : fiber_key + m);
-          coords(e, m) = static_cast<std::int64_t>(u * static_cast<double>(shape[m]));
-        }
-        values(e) = 1.0 + static_cast<double>(mix(key + 7) >> 40) * 0x1.0p-24;
-      });
-  return coo;
-}
-
-// Device-to-device copy bandwidth (bytes read + written per second), the DRAM floor's rate.
-double copy_bandwidth(int reps) {
-  const std::int64_t n = std::int64_t{1} << 27;  // 1 GiB of doubles
-  Kokkos::View<double*, Space> a("a", n), b("b", n);
-  const double ms = median_fenced_ms(reps, [&] { Kokkos::deep_copy(b, a); });
-  return 2.0 * static_cast<double>(n) * sizeof(double) / (ms * 1e-3);
-}
 
 template <class T>
 using Matrix = Kokkos::View<T**, Kokkos::LayoutRight, Space>;
@@ -164,13 +101,6 @@ double max_relative_difference(const View& a, const View& b) {
   return worst / std::max(norm, 1e-300);
 }
 
-template <class T, int N, class Enc>
-std::int64_t tensor_bytes(const tessera::Tensor<T, Enc, Space>& t) {
-  std::int64_t bytes = static_cast<std::int64_t>(t.values().span() * sizeof(T));
-  for (int l = 0; l < N; ++l) bytes += static_cast<std::int64_t>((t.level(l).pos.span() + t.level(l).crd.span()) * sizeof(int));
-  return bytes;
-}
-
 template <class T, int N>
 void run_tensor(const std::string& name, const tessera::DeviceCoo<double, Space>& coo, const Options& opt,
                 double bandwidth) {
@@ -204,7 +134,7 @@ void run_tensor(const std::string& name, const tessera::DeviceCoo<double, Space>
       const double diff = max_relative_difference<T>(out, base);
       // The floor: the mode-rooted CSF (same size for every mode up to its upper levels: X's
       // arrays stand for it), the factors read once, out written once.
-      std::int64_t bytes = tensor_bytes<T, N>(X) + static_cast<std::int64_t>(out.span() * sizeof(T));
+      std::int64_t bytes = tessera_bench::tensor_bytes(X) + static_cast<std::int64_t>(out.span() * sizeof(T));
       for (int m = 0; m < N; ++m)
         if (m != mode) bytes += static_cast<std::int64_t>(factors[m].span() * sizeof(T));
       const double floor_ms = static_cast<double>(bytes) / bandwidth * 1e3;
@@ -234,15 +164,6 @@ void run_both(const std::string& name, const tessera::DeviceCoo<double, Space>& 
   if (opt.fp64) run_tensor<double, N>(name, coo, opt, bw);
 }
 
-// The device the default space runs on, by name where it is a GPU.
-std::string device_name() {
-#ifdef KOKKOS_ENABLE_CUDA
-  cudaDeviceProp prop{};
-  if (std::is_same_v<Space, Kokkos::Cuda> && cudaGetDeviceProperties(&prop, 0) == cudaSuccess) return prop.name;
-#endif
-  return std::string(Space::name()) + " with " + std::to_string(Space().concurrency()) + " threads";
-}
-
 int run(const Options& opt) {
   const double bandwidth = copy_bandwidth(opt.reps);
   std::printf("mttkrp_bench on %s, device-to-device copy %.0f GB/s (the DRAM floor's rate), median of %d calls\n",
@@ -251,12 +172,8 @@ int run(const Options& opt) {
               "of floor | max rel diff%s |\n",
               opt.host ? " | host ms | host/ours" : "");
   std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:%s|\n", opt.host ? "|---:|---:" : "");
-  const auto wanted = [&](const std::string& name) { return opt.only.empty() || name.find(opt.only) != std::string::npos; };
-  if (wanted("lastfm")) {
-    const char* dir = std::getenv("TESSERA_DATA_DIR");
-    const auto X = tessera::io::read_tns(std::string(dir && *dir ? dir : "../shared/data") +
-                                         "/tensors/lastfm_user_artist_tag.tns.gz");
-    run_both<3>("lastfm", tessera::to_device<Space>(X), opt, bandwidth);
+  if (opt.wanted("lastfm")) {
+    run_both<3>("lastfm", tessera::to_device<Space>(read_lastfm()), opt, bandwidth);
   }
   const auto M = [&](double millions) { return static_cast<std::int64_t>(millions * 1e6 * opt.scale); };
   const std::vector<Generated> generated = {
@@ -272,7 +189,7 @@ int run(const Options& opt) {
     char size[32];
     std::snprintf(size, sizeof size, "-%.3gM", static_cast<double>(g.nnz) * 1e-6);
     g.name += size;
-    if (!wanted(g.name)) continue;
+    if (!opt.wanted(g.name)) continue;
     const auto coo = generate(g);
     if (g.shape.size() == 3) run_both<3>(g.name, coo, opt, bandwidth);
     else run_both<4>(g.name, coo, opt, bandwidth);
@@ -286,23 +203,10 @@ int main(int argc, char** argv) {
   Options opt;
   if (const auto status = tessera::walk_command_line("mttkrp_bench", [&] {
         for (tessera::CommandLine cl(argc, argv, kUsage); cl.next();) {
-          if (cl.is("--reps")) {
-            opt.reps = static_cast<int>(cl.integer(1, 1000));
-          } else if (cl.is("--prec")) {
-            const std::string list = cl.text();
-            opt.fp32 = list.find("fp32") != std::string::npos;
-            opt.fp64 = list.find("fp64") != std::string::npos;
-            if (!opt.fp32 && !opt.fp64) cl.reject();
-          } else if (cl.is("--ranks")) {
+          if (opt.take(cl)) continue;
+          if (cl.is("--ranks")) {
             opt.ranks.clear();
             for (const auto r : cl.int64_list()) opt.ranks.push_back(static_cast<int>(std::clamp<std::int64_t>(r, 1, 4096)));
-          } else if (cl.is("--scale")) {
-            opt.scale = cl.double_value();
-            if (!(opt.scale > 0)) cl.reject();
-          } else if (cl.is("--only")) {
-            opt.only = cl.text();
-          } else if (cl.is("--host")) {
-            opt.host = true;
           } else {
             cl.reject();
           }

@@ -1,0 +1,176 @@
+// SpTTM and SpTTM-I with a dense factor (tessera::ttm, tessera::ttm_i) on the default execution
+// space (Kokkos::Cuda in a CUDA build) against, in the same process on the same data:
+//   * the DRAM floor: B's CSF arrays read once, the factor C read once and the result's arrays
+//     written once, at the bandwidth of a device-to-device copy measured in this process;
+//   * with --host, the same call on the host space (OpenMP), whose result also checks ours.
+// Tensors: Last.fm and generated order-3 ones (generated_tensors.hpp), C of --cols columns.
+// Every kept fiber of the result holds a dense row of L values, so the result has up to
+// nnz(B) x L entries: sizes whose bound passes int positions are skipped. Times are medians of
+// --reps fenced calls.
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../common/fenced_timing.hpp"
+#include "generated_tensors.hpp"
+#include "tensor_bench_options.hpp"
+#include "tessera/core/command_line.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/formats/convert.hpp"
+#include "tessera/kernels/ttm/ttm.hpp"
+
+namespace {
+
+using tessera_bench::Generated;
+using tessera_bench::mix;
+using Space = tessera_bench::Space;
+using HostSpace = Kokkos::DefaultHostExecutionSpace;
+
+const char* const kUsage =
+    "ttm_bench [--reps R] [--prec fp32,fp64] [--cols 16,64] [--scale S] [--only NAME] [--host]\n"
+    "  --reps R      calls timed per variant, the median is reported (default 5)\n"
+    "  --prec LIST   fp32, fp64 or both (default fp32)\n"
+    "  --cols LIST   columns L of the dense factor (default 16,64)\n"
+    "  --scale S     nonzeros of the generated tensors in millions are multiplied by S (default 1)\n"
+    "  --only NAME   only the tensors whose name contains NAME\n"
+    "  --host        also time the host space's kernel and check ours against it\n";
+
+struct Options : TensorBenchOptions {
+  std::vector<std::int64_t> cols{16, 64};
+};
+
+// A rows x L factor of values in (0, 1], drawn from a hash of each entry's index.
+template <class T>
+tessera::Tensor<T, tessera::Dense<2>, Space> factor(std::int64_t rows, std::int64_t L) {
+  Kokkos::View<T**, Kokkos::LayoutRight, Space> f("factor", rows, L);
+  Kokkos::parallel_for(
+      "ttm_bench::factor", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, f.span()),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        const auto bits = (mix(static_cast<std::uint64_t>(i) * 3) >> 11) + 1;
+        f.data()[i] = static_cast<T>(static_cast<double>(bits) * 0x1.0p-53);
+      });
+  return tessera::from_dense<tessera::Dense<2>>(f);
+}
+
+// Largest |ours - host| over the largest |host|, or a note where the patterns differ.
+template <class T, class Enc>
+std::string check_against(const tessera::Tensor<T, Enc, Space>& ours, const tessera::Tensor<T, Enc, HostSpace>& host) {
+  if (ours.nnz() != host.nnz()) return "pattern differs";
+  const auto mine = ours.template to<HostSpace>();
+  double worst = 0, norm = 0;
+  for (std::int64_t e = 0; e < host.nnz(); ++e) {
+    norm = std::max(norm, std::abs(static_cast<double>(host.values()(e))));
+    worst = std::max(worst, std::abs(static_cast<double>(mine.values()(e)) - static_cast<double>(host.values()(e))));
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1e", worst / std::max(norm, 1e-300));
+  return text;
+}
+
+template <class T>
+void run_tensor(const std::string& name, const tessera::DeviceCoo<double, Space>& coo, const Options& opt,
+                double bandwidth) {
+  using Csf = tessera::CSF<3>;
+  const char* prec = sizeof(T) == 4 ? "fp32" : "fp64";
+  const auto B = tessera::from_coo<T, Csf, Space>(coo);
+  std::optional<tessera::Tensor<T, Csf, HostSpace>> B_host;
+  if (opt.host) B_host = B.template to<HostSpace>();
+  for (const std::int64_t L : opt.cols) {
+    for (const bool over_i : {false, true}) {
+      const char* op = over_i ? "ttm_i" : "ttm";
+      if (B.nnz() * L > INT_MAX) {
+        std::printf("| %-22s | %s | %-5s | %3lld | skipped: nnz(B) x L may pass int positions | | | |%s\n",
+                    name.c_str(), prec, op, static_cast<long long>(L), opt.host ? " | | |" : "");
+        continue;
+      }
+      const auto C = factor<T>(B.extent(over_i ? 1 : 0), L);
+      const auto call = [&] { return over_i ? tessera::ttm_i(B, C) : tessera::ttm(B, C); };
+      const auto A = call();
+      const double ours_ms = median_fenced_ms(opt.reps, [&] { (void)call(); });
+      const std::int64_t bytes =
+          tessera_bench::tensor_bytes(B) + tessera_bench::tensor_bytes(C) + tessera_bench::tensor_bytes(A);
+      const double floor_ms = static_cast<double>(bytes) / bandwidth * 1e3;
+      std::string host_text;
+      if (opt.host) {
+        const auto C_host = C.template to<HostSpace>();
+        const auto host_call = [&] {
+          return over_i ? tessera::ttm_i(HostSpace(), *B_host, C_host) : tessera::ttm(HostSpace(), *B_host, C_host);
+        };
+        const auto A_host = host_call();
+        const double host_ms = median_fenced_ms(std::min(opt.reps, 3), [&] { (void)host_call(); });
+        char buf[96];
+        std::snprintf(buf, sizeof buf, " %10.3f | %7.1fx | %s |", host_ms, host_ms / ours_ms,
+                      check_against(A, A_host).c_str());
+        host_text = buf;
+      }
+      std::printf("| %-22s | %s | %-5s | %3lld | %11lld | %10.3f | %8.3f | %5.1f%% |%s\n", name.c_str(), prec, op,
+                  static_cast<long long>(L), static_cast<long long>(A.nnz()), ours_ms, floor_ms,
+                  100.0 * floor_ms / ours_ms, host_text.c_str());
+      std::fflush(stdout);
+    }
+  }
+}
+
+void run_both(const std::string& name, const tessera::DeviceCoo<double, Space>& coo, const Options& opt, double bw) {
+  if (opt.fp32) run_tensor<float>(name, coo, opt, bw);
+  if (opt.fp64) run_tensor<double>(name, coo, opt, bw);
+}
+
+int run(const Options& opt) {
+  const double bandwidth = tessera_bench::copy_bandwidth(opt.reps);
+  std::printf("ttm_bench on %s, device-to-device copy %.0f GB/s (the DRAM floor's rate), median of %d calls\n",
+              tessera_bench::device_name().c_str(), bandwidth * 1e-9, opt.reps);
+  std::printf("| tensor | prec | call | L | nnz(A) | ours ms | DRAM floor ms | of floor |%s\n",
+              opt.host ? " host ms | host/ours | max rel diff |" : "");
+  std::printf("|---|---|---|---:|---:|---:|---:|---:|%s\n", opt.host ? "---:|---:|---:|" : "");
+  if (opt.wanted("lastfm"))
+    run_both("lastfm", tessera::to_device<Space>(tessera_bench::read_lastfm()), opt, bandwidth);
+  const auto M = [&](double millions) { return static_cast<std::int64_t>(millions * 1e6 * opt.scale); };
+  const std::vector<Generated> generated = {
+      {"fibers3", {2000000, 500000, 100000}, M(20), 8, false},
+      {"fibers3", {2000000, 500000, 100000}, M(100), 8, false},
+      {"powerfibers3", {2000000, 500000, 100000}, M(20), 8, true},
+      {"powerfibers3", {2000000, 500000, 100000}, M(100), 8, true},
+      {"independent3", {5000000, 2000000, 1000000}, M(20), 0, false},
+  };
+  for (auto g : generated) {
+    char size[32];
+    std::snprintf(size, sizeof size, "-%.3gM", static_cast<double>(g.nnz) * 1e-6);
+    g.name += size;
+    if (opt.wanted(g.name)) run_both(g.name, tessera_bench::generate(g), opt, bandwidth);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  if (const auto status = tessera::walk_command_line("ttm_bench", [&] {
+        for (tessera::CommandLine cl(argc, argv, kUsage); cl.next();) {
+          if (opt.take(cl)) continue;
+          if (cl.is("--cols")) {
+            opt.cols.clear();
+            for (const auto c : cl.int64_list()) opt.cols.push_back(std::clamp<std::int64_t>(c, 1, 4096));
+          } else {
+            cl.reject();
+          }
+        }
+      }))
+    return *status;
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  try {
+    return run(opt);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}
