@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
@@ -76,6 +77,18 @@ inline tessera::DeviceCoo<double, Space> generate(const Generated& g) {
         values(e) = 1.0 + static_cast<double>(mix(key + 7) >> 40) * 0x1.0p-24;
       });
   return coo;
+}
+
+// Calls run(g, coo) for each of `tensors` whose name, its size appended ("fibers3-20M"),
+// wanted(name) lets run, `coo` generated just before.
+template <class Wanted, class Run>
+void for_each_generated(const std::vector<Generated>& tensors, Wanted&& wanted, Run&& run) {
+  for (Generated g : tensors) {
+    char size[32];
+    std::snprintf(size, sizeof size, "-%.3gM", static_cast<double>(g.nnz) * 1e-6);
+    g.name += size;
+    if (wanted(g.name)) run(g, generate(g));
+  }
 }
 
 // Device-to-device copy bandwidth (bytes read + written per second), the DRAM floor's rate.

@@ -33,7 +33,6 @@ namespace {
 
 using tessera_bench::copy_bandwidth;
 using tessera_bench::device_name;
-using tessera_bench::generate;
 using tessera_bench::Generated;
 using tessera_bench::mix;
 using tessera_bench::read_lastfm;
@@ -185,15 +184,12 @@ int run(const Options& opt) {
       {"fibers4", {1000000, 200000, 50000, 20000}, M(50), 8, false},
       {"powerfibers4", {1000000, 200000, 50000, 20000}, M(50), 8, true},
   };
-  for (auto g : generated) {
-    char size[32];
-    std::snprintf(size, sizeof size, "-%.3gM", static_cast<double>(g.nnz) * 1e-6);
-    g.name += size;
-    if (!opt.wanted(g.name)) continue;
-    const auto coo = generate(g);
-    if (g.shape.size() == 3) run_both<3>(g.name, coo, opt, bandwidth);
-    else run_both<4>(g.name, coo, opt, bandwidth);
-  }
+  tessera_bench::for_each_generated(
+      generated, [&](const std::string& name) { return opt.wanted(name); },
+      [&](const Generated& g, const auto& coo) {
+        if (g.shape.size() == 3) run_both<3>(g.name, coo, opt, bandwidth);
+        else run_both<4>(g.name, coo, opt, bandwidth);
+      });
   return 0;
 }
 

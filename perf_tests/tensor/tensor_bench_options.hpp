@@ -1,31 +1,20 @@
 #pragma once
-// The options the tensor benchmarks share: --reps R, --prec fp32,fp64, --scale S, --only NAME,
-// --host (each program's usage text describes them).
-#include <string>
+// The options the tensor benchmarks share: those of bench_options.hpp (fp32 by default, 5 calls),
+// --scale S, --host (each program's usage text describes them).
+#include "../common/bench_options.hpp"
 
-#include "tessera/core/command_line.hpp"
-
-struct TensorBenchOptions {
-  int reps = 5;
-  bool fp32 = true, fp64 = false;
+struct TensorBenchOptions : BenchOptions {
   double scale = 1;
-  std::string only;
   bool host = false;
+
+  TensorBenchOptions() : BenchOptions(5, true, false) {}
 
   // Takes the command line's current option if it is one of these; false if it is not.
   bool take(tessera::CommandLine& cl) {
-    if (cl.is("--reps")) {
-      reps = static_cast<int>(cl.integer(1, 1000));
-    } else if (cl.is("--prec")) {
-      const std::string list = cl.text();
-      fp32 = list.find("fp32") != std::string::npos;
-      fp64 = list.find("fp64") != std::string::npos;
-      if (!fp32 && !fp64) cl.reject();
-    } else if (cl.is("--scale")) {
+    if (BenchOptions::take(cl)) return true;
+    if (cl.is("--scale")) {
       scale = cl.double_value();
       if (!(scale > 0)) cl.reject();
-    } else if (cl.is("--only")) {
-      only = cl.text();
     } else if (cl.is("--host")) {
       host = true;
     } else {
@@ -33,6 +22,4 @@ struct TensorBenchOptions {
     }
     return true;
   }
-  // Whether --only lets the tensor `name` run.
-  bool wanted(const std::string& name) const { return only.empty() || name.find(only) != std::string::npos; }
 };

@@ -141,12 +141,9 @@ int run(const Options& opt) {
       {"powerfibers3", {2000000, 500000, 100000}, M(100), 8, true},
       {"independent3", {5000000, 2000000, 1000000}, M(20), 0, false},
   };
-  for (auto g : generated) {
-    char size[32];
-    std::snprintf(size, sizeof size, "-%.3gM", static_cast<double>(g.nnz) * 1e-6);
-    g.name += size;
-    if (opt.wanted(g.name)) run_both(g.name, tessera_bench::generate(g), opt, bandwidth);
-  }
+  tessera_bench::for_each_generated(
+      generated, [&](const std::string& name) { return opt.wanted(name); },
+      [&](const Generated& g, const auto& coo) { run_both(g.name, coo, opt, bandwidth); });
   return 0;
 }
 
