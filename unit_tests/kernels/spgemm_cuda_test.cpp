@@ -119,7 +119,7 @@ HostCoo<double> transposed(const HostCoo<double>& M) {
   return T;
 }
 
-// Rows of 2^16 products and more, which the device splits over several blocks: A's rows take all
+// Rows of more than 2^16 products, which the device splits over several blocks: A's rows take all
 // of B's 20000 short rows (20 pieces), 5000 of them (5 pieces), only B's dense last row (one
 // piece), none, 3 (a hash-table row), and 1200 short rows plus the dense one.
 std::pair<HostCoo<double>, HostCoo<double>> split_rows_operands() {
