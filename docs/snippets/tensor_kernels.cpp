@@ -89,6 +89,17 @@ int main(int argc, char** argv) {
   failures += std::abs(sum_of_values(Z) - 1.0 * total) > 1e-9 * total;  // 4 columns of 0.25 per entry
   failures += Y.extent(0) != X.shape[1] || Y.extent(2) != 4 || Z.extent(0) != X.shape[0];
 
+  // [ttm_mode]
+  // Any mode, with a handle: W(u, a, l) = sum over t of B(u, a, t) S(t, l), the tags contracted.
+  // The handle keeps B arranged for each mode it was asked for (a Tucker loop pays for it once).
+  Factor S("S", X.shape[2], 4);
+  Kokkos::deep_copy(S, 1.0);
+  tessera::TtmHandle ttm_handle;
+  const auto W = tessera::ttm(Space(), B, 2, tessera::from_dense<tessera::Dense<2>, Space>(S), ttm_handle);
+  // [ttm_mode]
+  failures += std::abs(sum_of_values(W) - 4.0 * total) > 1e-9 * total;  // 4 columns of 1 per entry
+  failures += W.extent(0) != X.shape[0] || W.extent(1) != X.shape[1] || W.extent(2) != 4;
+
   std::printf("%lld x %lld x %lld tensor, %lld entries; mttkrp max error %.1e; tensor kernels: %s\n",
               static_cast<long long>(X.shape[0]), static_cast<long long>(X.shape[1]),
               static_cast<long long>(X.shape[2]), static_cast<long long>(X.nnz()), worst,

@@ -1,8 +1,13 @@
-// SpTTM and SpTTM-I with a dense factor (tessera::ttm, tessera::ttm_i) on the default execution
-// space (Kokkos::Cuda in a CUDA build) against, in the same process on the same data:
-//   * the DRAM floor: B's CSF arrays read once, the factor C read once and the result's arrays
-//     written once, at the bandwidth of a device-to-device copy measured in this process;
-//   * with --host, the same call on the host space (OpenMP), whose result also checks ours.
+// SpTTM with a dense factor along every mode (tessera::ttm(space, B, mode, C[, handle]); modes 0
+// and 1 are tessera::ttm and tessera::ttm_i) on the default execution space (Kokkos::Cuda in a
+// CUDA build), timed on a first call (B arranged for the mode within the call) and on later calls
+// through a TtmHandle (B arranged and the result's pattern kept), against, in the same process on
+// the same data:
+//   * the DRAM floor of a call through the handle: B's CSF arrays and the factor C read once and
+//     the result's values written once, at the bandwidth of a device-to-device copy measured in
+//     this process (a first call also writes the result's coordinates);
+//   * with --host, the same call through a handle on the host space (OpenMP), whose result also
+//     checks ours.
 // Tensors: Last.fm and generated order-3 ones (generated_tensors.hpp), C of --cols columns.
 // Every kept fiber of the result holds a dense row of L values, so the result has up to
 // nnz(B) x L entries: sizes whose bound passes int positions are skipped. Times are medians of
@@ -83,37 +88,41 @@ void run_tensor(const std::string& name, const tessera::DeviceCoo<double, Space>
   const auto B = tessera::from_coo<T, Csf, Space>(coo);
   std::optional<tessera::Tensor<T, Csf, HostSpace>> B_host;
   if (opt.host) B_host = B.template to<HostSpace>();
+  tessera::TtmHandle handle, host_handle;
   for (const std::int64_t L : opt.cols) {
-    for (const bool over_i : {false, true}) {
-      const char* op = over_i ? "ttm_i" : "ttm";
+    for (int mode = 0; mode < 3; ++mode) {
       if (B.nnz() * L > INT_MAX) {
-        std::printf("| %-22s | %s | %-5s | %3lld | skipped: nnz(B) x L may pass int positions | | | |%s\n",
-                    name.c_str(), prec, op, static_cast<long long>(L), opt.host ? " | | |" : "");
+        std::printf("| %-22s | %s | %d | %3lld | skipped: nnz(B) x L may pass int positions | | | | | |%s\n",
+                    name.c_str(), prec, mode, static_cast<long long>(L), opt.host ? " | | |" : "");
         continue;
       }
-      const auto C = factor<T>(B.extent(over_i ? 1 : 0), L);
-      const auto call = [&] { return over_i ? tessera::ttm_i(B, C) : tessera::ttm(B, C); };
-      const auto A = call();
-      const double ours_ms = median_fenced_ms(opt.reps, [&] { (void)call(); });
-      const std::int64_t bytes =
-          tessera_bench::tensor_bytes(B) + tessera_bench::tensor_bytes(C) + tessera_bench::tensor_bytes(A);
-      const double floor_ms = static_cast<double>(bytes) / bandwidth * 1e3;
+      const auto C = factor<T>(B.extent(mode), L);
+      // The first result checks the host's and is dropped before the timing: a result of the
+      // largest tensors takes a fifth of the device's memory.
+      std::optional<tessera::Tensor<T, Csf, Space>> A = tessera::ttm(Space(), B, mode, C, handle);
+      const std::int64_t nnz_A = A->nnz();
       std::string host_text;
+      double host_ms = 0;
       if (opt.host) {
         const auto C_host = C.template to<HostSpace>();
-        const auto host_call = [&] {
-          return over_i ? tessera::ttm_i(HostSpace(), *B_host, C_host) : tessera::ttm(HostSpace(), *B_host, C_host);
-        };
-        const auto A_host = host_call();
-        const double host_ms = median_fenced_ms(std::min(opt.reps, 3), [&] { (void)host_call(); });
+        const auto host_call = [&] { return tessera::ttm(HostSpace(), *B_host, mode, C_host, host_handle); };
+        host_text = check_against(*A, host_call());
+        host_ms = median_fenced_ms(std::min(opt.reps, 3), host_call);
+      }
+      A.reset();
+      const double first_ms = median_fenced_ms(opt.reps, [&] { return tessera::ttm(B, mode, C); });
+      const double handle_ms = median_fenced_ms(opt.reps, [&] { return tessera::ttm(Space(), B, mode, C, handle); });
+      const std::int64_t bytes = tessera_bench::tensor_bytes(B) + tessera_bench::tensor_bytes(C) +
+                                 nnz_A * static_cast<std::int64_t>(sizeof(T));
+      const double floor_ms = static_cast<double>(bytes) / bandwidth * 1e3;
+      if (opt.host) {
         char buf[96];
-        std::snprintf(buf, sizeof buf, " %10.3f | %7.1fx | %s |", host_ms, host_ms / ours_ms,
-                      check_against(A, A_host).c_str());
+        std::snprintf(buf, sizeof buf, " %10.3f | %7.1fx | %s |", host_ms, host_ms / handle_ms, host_text.c_str());
         host_text = buf;
       }
-      std::printf("| %-22s | %s | %-5s | %3lld | %11lld | %10.3f | %8.3f | %5.1f%% |%s\n", name.c_str(), prec, op,
-                  static_cast<long long>(L), static_cast<long long>(A.nnz()), ours_ms, floor_ms,
-                  100.0 * floor_ms / ours_ms, host_text.c_str());
+      std::printf("| %-22s | %s | %d | %3lld | %11lld | %10.3f | %10.3f | %8.3f | %5.1f%% |%s\n", name.c_str(), prec,
+                  mode, static_cast<long long>(L), static_cast<long long>(nnz_A), first_ms, handle_ms, floor_ms,
+                  100.0 * floor_ms / handle_ms, host_text.c_str());
       std::fflush(stdout);
     }
   }
@@ -128,9 +137,9 @@ int run(const Options& opt) {
   const double bandwidth = tessera_bench::copy_bandwidth(opt.reps);
   std::printf("ttm_bench on %s, device-to-device copy %.0f GB/s (the DRAM floor's rate), median of %d calls\n",
               tessera_bench::device_name().c_str(), bandwidth * 1e-9, opt.reps);
-  std::printf("| tensor | prec | call | L | nnz(A) | ours ms | DRAM floor ms | of floor |%s\n",
+  std::printf("| tensor | prec | mode | L | nnz(A) | first call ms | handle ms | DRAM floor ms | of floor |%s\n",
               opt.host ? " host ms | host/ours | max rel diff |" : "");
-  std::printf("|---|---|---|---:|---:|---:|---:|---:|%s\n", opt.host ? "---:|---:|---:|" : "");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|%s\n", opt.host ? "---:|---:|---:|" : "");
   if (opt.wanted("lastfm"))
     run_both("lastfm", tessera::to_device<Space>(tessera_bench::read_lastfm()), opt, bandwidth);
   const auto M = [&](double millions) { return static_cast<std::int64_t>(millions * 1e6 * opt.scale); };

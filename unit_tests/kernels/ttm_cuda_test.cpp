@@ -1,6 +1,7 @@
 // SpTTM and SpTTM-I on Kokkos::Cuda with dense factors (the device path of ttm_cuda.hpp) against
 // the double-precision oracles: random tensors (duplicates, fibers of one nonzero, heavy fibers),
-// an empty B, L = 1 and wide L, float and double, CSF and COO results, and the Last.fm tensor.
+// an empty B, L = 1 and wide L, float and double, CSF and COO results, and the Last.fm tensor;
+// ttm with a mode argument on every mode, through a TtmHandle and without.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -19,6 +20,7 @@
 #include "tessera_test/compare.hpp"
 #include "tessera_test/data.hpp"
 #include "tessera_test/random_coo.hpp"
+#include "ttm_mode_test_body.hpp"
 
 namespace {
 
@@ -26,13 +28,7 @@ using Cuda = Kokkos::Cuda;
 using tessera::HostCoo;
 using tessera_test::Factor;
 using tessera_test::make_factor;
-
-// Values as T holds them, in double.
-template <class T>
-HostCoo<double> rounded(HostCoo<double> coo) {
-  for (auto& v : coo.values) v = static_cast<T>(v);
-  return coo;
-}
+using ttm_mode_test::rounded;
 
 // ttm (contract = 0) or ttm_i (contract = 1) of B with a dense C (rows x L) in T, both results.
 template <class T>
@@ -82,10 +78,27 @@ TEST(TtmCuda, EmptyTensorAndEmptyModes) {
   check_both<double>(tessera_test::random_coo({30, 0, 40}, 0, 100), 5, 101, "empty mode");
 }
 
+TEST(TtmCuda, EveryModeWithAndWithoutHandle) {
+  const auto B = tessera_test::random_coo({30, 20, 40}, 3000, 104);  // duplicates among them
+  for (std::int64_t L : {1, 7, 16, 64}) {
+    ttm_mode_test::check_every_mode<double, Cuda>(B, L, 105, "random");
+    ttm_mode_test::check_every_mode<float, Cuda>(B, L, 106, "random float");
+  }
+  // Fibers of about one nonzero (most stored whole by a chunk) and fibers of thousands (cut by
+  // many chunks, their rows zeroed first and added to).
+  ttm_mode_test::check_every_mode<double, Cuda>(tessera_test::random_coo({300, 200, 400}, 4000, 107), 16, 108,
+                                                "empty slices and fibers");
+  ttm_mode_test::check_every_mode<double, Cuda>(tessera_test::random_coo({5000, 3, 3}, 20000, 109), 33, 110,
+                                                "long fibers");
+  ttm_mode_test::check_every_mode<double, Cuda>(tessera_test::random_coo({30, 20, 40}, 0, 111), 3, 112, "no nonzeros");
+  ttm_mode_test::check_errors<double, Cuda>(B, tessera_test::random_coo({30, 20, 40}, 2999, 113));
+}
+
 TEST(TtmCuda, RealLastfmTensor) {
   const auto X = tessera::io::read_tns(tessera_test::data_dir() + "/tensors/lastfm_user_artist_tag.tns.gz");
   check_both<double>(X, 4, 102, "lastfm");
   check_both<float>(X, 16, 103, "lastfm float");
+  ttm_mode_test::check_every_mode<float, Cuda>(X, 8, 114, "lastfm every mode");
 }
 
 }  // namespace

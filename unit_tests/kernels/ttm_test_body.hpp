@@ -25,6 +25,7 @@
 #include "tessera/kernels/ttm/ttm.hpp"
 #include "tessera_test/data.hpp"
 #include "tessera_test/random_coo.hpp"
+#include "ttm_mode_test_body.hpp"
 
 namespace {
 
@@ -185,6 +186,21 @@ TYPED_TEST(Ttm, RealLastfmTensor) {
   for (std::int64_t n = 0; n < X.nnz(); ++n) std::swap(Y.coords[3 * n], Y.coords[3 * n + 1]);
   check_all<TypeParam, tessera::Dense<2>>(Kind::Ttm, Y, make_factor(Y.shape[0], 2, -1, 83), "lastfm");
   check_all<TypeParam, tessera::CSR>(Kind::TtmI, X, make_factor(X.shape[1], 4, X.shape[1] * 2, 84), "lastfm");
+}
+
+TYPED_TEST(Ttm, EveryModeWithAndWithoutHandle) {
+  const auto B = tessera_test::random_coo({30, 20, 40}, 2000, 104);  // duplicates among them
+  ttm_mode_test::check_every_mode<double, TypeParam>(B, 5, 105, "random");
+  ttm_mode_test::check_every_mode<double, TypeParam>(tessera_test::random_coo({300, 200, 400}, 3000, 106), 2, 107,
+                                                     "empty slices and fibers");
+  ttm_mode_test::check_every_mode<double, TypeParam>(tessera_test::random_coo({30, 20, 40}, 0, 108), 3, 109,
+                                                     "no nonzeros");
+  ttm_mode_test::check_errors<double, TypeParam>(B, tessera_test::random_coo({30, 20, 40}, 1999, 110));
+}
+
+TYPED_TEST(Ttm, EveryModeOfLastfm) {
+  const auto X = tessera::io::read_tns(tessera_test::data_dir() + "/tensors/lastfm_user_artist_tag.tns.gz");
+  ttm_mode_test::check_every_mode<double, TypeParam>(X, 2, 111, "lastfm");
 }
 
 #if defined(KOKKOS_ENABLE_OPENMP) && defined(KOKKOS_ENABLE_SERIAL)

@@ -1,7 +1,9 @@
 // Launches of the dense-factor MTTKRP kernels (mttkrp_dense_csf.hpp): checks, out zeroed, then one
 // kernel (the CSF walk, or the batched one of the expanded form) whose group width and columns per
-// lane follow the rank.
+// lane follow the rank. Where out's rows are the roots (tessera::ttm), the walk of
+// mttkrp_rows_kernel.cuh, which zeroes only the rows of roots cut between chunks.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -10,6 +12,7 @@
 #include "../../common/device_info.hpp"
 #include "mttkrp_dense_kernel.cuh"
 #include "mttkrp_leaves_kernel.cuh"
+#include "mttkrp_rows_kernel.cuh"
 #include "tessera/kernels/mttkrp/cuda/mttkrp_dense_csf.hpp"
 
 namespace tessera::kernels::cuda {
@@ -75,13 +78,59 @@ void launch_for_rank(const CsfOperands<T>& t, bool leaves, std::int64_t nnz, std
   return launch<T, N, 32, 4>(t, leaves, nnz, rank, stream);
 }
 
+template <class T, int V, int P>
+void launch_rows(const CsfOperands<T>& t, std::int64_t nnz, std::int64_t rank, cudaStream_t stream) {
+  constexpr int kThreads = 256;
+  // About four waves of groups, at least two batches of leaves each.
+  const std::int64_t wanted = static_cast<std::int64_t>(device_info().sms) * (2048 / P) * 4;
+  const std::int64_t chunk = std::max<std::int64_t>(2 * mttkrp_detail::kRowsBatch, (nnz + wanted - 1) / wanted);
+  const std::int64_t groups = (nnz + chunk - 1) / chunk;
+  const std::int64_t blocks = (groups * P + kThreads - 1) / kThreads;
+  const std::int64_t tiles = (rank / V + P - 1) / P;
+  if (tiles > 65535) throw ShapeError("ttm: " + std::to_string(rank) + " columns are past the CUDA kernel's limit");
+  if (groups > 1) {
+    mttkrp_detail::zero_cut_roots<T>
+        <<<static_cast<unsigned>((groups - 1 + kThreads - 1) / kThreads), kThreads, 0, stream>>>(t, chunk, groups - 1);
+    TESSERA_CUDA_CHECK_LAUNCH("zero_cut_roots");
+  }
+  mttkrp_detail::mttkrp_rows_chunks<T, V, P>
+      <<<dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles)), kThreads, 0, stream>>>(t, chunk);
+  TESSERA_CUDA_CHECK_LAUNCH("mttkrp_rows_chunks");
+}
+
+// P: the lanes of a group, the rank's vectors up to 32.
+template <class T, int V>
+void launch_rows_for_rank(const CsfOperands<T>& t, std::int64_t nnz, std::int64_t rank, cudaStream_t stream) {
+  const std::int64_t vectors = rank / V;
+  if (vectors <= 1) return launch_rows<T, V, 1>(t, nnz, rank, stream);
+  if (vectors <= 2) return launch_rows<T, V, 2>(t, nnz, rank, stream);
+  if (vectors <= 4) return launch_rows<T, V, 4>(t, nnz, rank, stream);
+  if (vectors <= 8) return launch_rows<T, V, 8>(t, nnz, rank, stream);
+  if (vectors <= 16) return launch_rows<T, V, 16>(t, nnz, rank, stream);
+  return launch_rows<T, V, 32>(t, nnz, rank, stream);
+}
+
+// 16-byte vectors of columns where the rank, the row strides and both pointers allow, else one
+// column per lane.
+template <class T>
+void launch_rows_any(const CsfOperands<T>& t, std::int64_t nnz, std::int64_t rank, cudaStream_t stream) {
+  constexpr int V = 16 / sizeof(T);
+  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  if (rank % V == 0 && t.stride[1] % V == 0 && t.out_stride % V == 0 && aligned(t.factors[1]) && aligned(t.out))
+    return launch_rows_for_rank<T, V>(t, nnz, rank, stream);
+  launch_rows_for_rank<T, 1>(t, nnz, rank, stream);
+}
+
 template <class T>
 void run_typed(const MttkrpDenseArgs& a, cudaStream_t stream) {
-  if (a.out_rows > 0 && a.rank > 0)
+  const std::int64_t nnz = a.nodes[a.order - 1];
+  // Every row of out a root's (tessera::ttm): the rows walk stores them, zeroing only cut ones.
+  const bool roots_are_rows = a.order == 2 && !a.leaf_coordinates && a.crd[0] == nullptr &&
+                              a.out_rows == a.nodes[0] && nnz > 0 && a.rank > 0;
+  if (a.out_rows > 0 && a.rank > 0 && !roots_are_rows)
     TESSERA_CUDA_CHECK(cudaMemset2DAsync(a.out, static_cast<std::size_t>(a.out_stride) * sizeof(T), 0,
                                          static_cast<std::size_t>(a.rank) * sizeof(T),
                                          static_cast<std::size_t>(a.out_rows), stream));
-  const std::int64_t nnz = a.nodes[a.order - 1];
   if (nnz == 0 || a.rank == 0) return;
   CsfOperands<T> t{};
   for (int l = 0; l < a.order; ++l) {
@@ -95,6 +144,7 @@ void run_typed(const MttkrpDenseArgs& a, cudaStream_t stream) {
   t.out = static_cast<T*>(a.out);
   t.out_stride = a.out_stride;
   t.rank = a.rank;
+  if (roots_are_rows) return launch_rows_any<T>(t, nnz, a.rank, stream);
   const bool leaves = a.leaf_coordinates;
   switch (a.order) {
     case 2: return launch_for_rank<T, 2>(t, leaves, nnz, a.rank, stream);

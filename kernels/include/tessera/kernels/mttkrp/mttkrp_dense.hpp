@@ -81,7 +81,7 @@ void mttkrp(const Space& space, const Tensor<T, Enc, Space>& X, int mode, const 
     detail::require_contiguous_rows(name.c_str(), factors[m]);
     kernels::require_disjoint("mttkrp", "out", out, name.c_str(), factors[m]);
   }
-  const auto& rooted = kernels::mode_rooted_csf(handle, X, mode);
+  const auto& rooted = kernels::mode_rooted_csf(space, handle, X, mode);
   kernels::DenseFactors<T, order> f;
   for (int l = 1; l < order; ++l) {
     const auto& factor = factors[rooted.modes[l]];

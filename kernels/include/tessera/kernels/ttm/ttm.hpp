@@ -14,15 +14,27 @@
 /// chunking, so their values may differ in the last bits (a sort that keeps insertion order
 /// costs more than it is worth). On Kokkos::Cuda every kept fiber holds L entries (C is dense),
 /// their sums run in chunks with atomic adds (last bits may vary between calls), and the policy
-/// has nothing to choose. To contract another mode, build B with that mode first (or second) from
-/// the permuted COO.
+/// has nothing to choose.
+///
+/// Any mode of an order-3 B of any encoding, with a TtmHandle that keeps B arranged for each mode:
+/// \code{.unparsed}
+///   tessera::ttm<Policy, OutEnc>([space,] B, mode, C[, handle])
+///     A(the other two modes of B in their order, l) = sum over i_mode of B(...) * C(i_mode, l)
+/// \endcode
+/// mode 0 is ttm and mode 1 is ttm_i of a CSF<3>.
+#include <string>
+#include <utility>
+
 #include <Kokkos_Core.hpp>
 
+#include "tessera/core/error.hpp"
 #include "tessera/core/tensor.hpp"
 #include "tessera/formats/encoding.hpp"
 #include "tessera/kernels/common/checks.hpp"
 #include "tessera/kernels/ttm/cuda/ttm_cuda.hpp"
+#include "tessera/kernels/ttm/impl/ttm_arranged.hpp"
 #include "tessera/kernels/ttm/impl/ttm_impl.hpp"
+#include "tessera/kernels/ttm/ttm_handle.hpp"
 #include "tessera/workspace/policies.hpp"
 
 namespace tessera {
@@ -54,6 +66,37 @@ template <class Policy = workspace::Auto, class OutEnc = CSF<3>, class T, class 
 Tensor<T, OutEnc, Space> ttm_i(const Tensor<T, CSF<3>, Space>& B, const Tensor<T, EncC, Space>& C,
                                const workspace::Options& options = {}, workspace::Report* report = nullptr) {
   return ttm_i<Policy, OutEnc>(Space(), B, C, options, report);
+}
+
+/// A = B contracted along `mode` with C (see the file's comment); B arranged for the mode is kept
+/// in `handle` for later calls, whose workspace options are handle.options().
+template <class Policy = workspace::Auto, class OutEnc = CSF<3>, class T, class EncB, class EncC, class Space>
+Tensor<T, OutEnc, Space> ttm(const Space& space, const Tensor<T, EncB, Space>& B, int mode,
+                             const Tensor<T, EncC, Space>& C, TtmHandle& handle, workspace::Report* report = nullptr) {
+  static_assert(EncB::order == 3, "ttm with a mode argument takes a tensor of order 3");
+  if (mode < 0 || mode > 2) throw IndexError("ttm: mode " + std::to_string(mode) + " of a tensor of order 3");
+  kernels::require_extent("ttm", "C.extent(0)", C.extent(0), B.extent(mode));
+  using Impl = kernels::TtmImpl<Space, Policy, OutEnc, T, EncC>;
+  auto& arranged = kernels::ttm_arranged<Impl::kContractedLevel>(space, handle, B, mode);
+  return Impl::contract(space, arranged, C, handle.options(), report);
+}
+
+/// The same for one call: B is arranged for `mode` on every call (not where it already is).
+template <class Policy = workspace::Auto, class OutEnc = CSF<3>, class T, class EncB, class EncC, class Space>
+Tensor<T, OutEnc, Space> ttm(const Space& space, const Tensor<T, EncB, Space>& B, int mode,
+                             const Tensor<T, EncC, Space>& C, const workspace::Options& options = {},
+                             workspace::Report* report = nullptr) {
+  TtmHandle handle(options);
+  handle.binding().serve_single_call();
+  return ttm<Policy, OutEnc>(space, B, mode, C, handle, report);
+}
+
+/// ttm with a mode argument on a default-constructed instance of the operands' execution space.
+template <class Policy = workspace::Auto, class OutEnc = CSF<3>, class T, class EncB, class EncC, class Space,
+          class HandleOrOptions = workspace::Options>
+Tensor<T, OutEnc, Space> ttm(const Tensor<T, EncB, Space>& B, int mode, const Tensor<T, EncC, Space>& C,
+                             HandleOrOptions&& handle_or_options = {}, workspace::Report* report = nullptr) {
+  return ttm<Policy, OutEnc>(Space(), B, mode, C, std::forward<HandleOrOptions>(handle_or_options), report);
 }
 
 }  // namespace tessera

@@ -17,6 +17,7 @@
 #include "tessera/formats/convert.hpp"
 #include "tessera/formats/encoding.hpp"
 #include "tessera/formats/levels.hpp"
+#include "tessera/kernels/common/bind_handle.hpp"
 #include "tessera/kernels/common/cuda_config.hpp"
 #include "tessera/kernels/mttkrp/mttkrp_handle.hpp"
 
@@ -108,25 +109,18 @@ struct MttkrpModeState {
   std::array<std::optional<ModeCsf<T, N, Space>>, N> modes;
 };
 
-template <class T, class Enc, class Space, std::size_t... L>
-bool bind_tensor(PatternBinding& binding, const Tensor<T, Enc, Space>& X, std::index_sequence<L...>) {
-  const auto& s = X.decompose();
-  const auto& shape = X.shape();
-  return binding.bind("tessera::mttkrp", std::vector<std::int64_t>(shape.begin(), shape.end()), X.nnz(),
-                      s.levels[L].pos..., s.levels[L].crd...);
-}
-
 }  // namespace detail
 
 /// X rooted at `mode`, from `handle` when it keeps it, built (and kept) otherwise.
 template <class T, class Enc, class Space>
-const ModeCsf<T, Enc::order, Space>& mode_rooted_csf(MttkrpHandle& handle, const Tensor<T, Enc, Space>& X, int mode) {
+const ModeCsf<T, Enc::order, Space>& mode_rooted_csf(const Space& space, MttkrpHandle& handle,
+                                                     const Tensor<T, Enc, Space>& X, int mode) {
   constexpr int N = Enc::order;
   using State = detail::MttkrpModeState<T, N, Space>;
-  const bool first = detail::bind_tensor(handle.binding(), X, std::make_index_sequence<N>());
+  bind_handle_to_tensor(space, "tessera::mttkrp", handle, X);  // a new tensor drops the kept state
   State* state = handle.state().get<State>();
   const void* values = X.values().data();
-  if (first || state == nullptr || state->source_values != values) {
+  if (state == nullptr || state->source_values != values) {
     state = &handle.state().emplace(State{});
     state->source_values = values;
   }

@@ -1,8 +1,9 @@
 #pragma once
 // The host implementation of tessera::ttm and ttm_i (the primary template of TtmImpl): fibers
-// of the CSF tensor accumulated through the workspace policy, assembled in OutEnc. Kokkos::Cuda
-// has a specialization for Dense<2> factors (cuda/ttm_cuda.hpp); the primary template refuses
-// device spaces.
+// of the CSF tensor accumulated through the workspace policy, assembled in OutEnc; the call with
+// a mode argument contracts mode 0 of B arranged with that mode first. Kokkos::Cuda has a
+// specialization for Dense<2> factors (cuda/ttm_cuda.hpp); the primary template refuses device
+// spaces.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -18,6 +19,7 @@
 #include "tessera/kernels/common/profiling_region.hpp"
 #include "tessera/kernels/common/row_partition.hpp"
 #include "tessera/kernels/common/sorted_chunks.hpp"
+#include "tessera/kernels/ttm/impl/ttm_arranged.hpp"
 #include "tessera/kernels/ttm/impl/ttm_i_native.hpp"
 #include "tessera/kernels/ttm/impl/ttm_native.hpp"
 #include "tessera/workspace/auto_policy.hpp"
@@ -69,6 +71,15 @@ struct TtmImpl {
   static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible,
                 "ttm and ttm_i run on host execution spaces (Serial, OpenMP), and on Kokkos::Cuda with a "
                 "Dense<2> factor of float or double");
+  /// Where ttm(space, B, mode, C) puts the contracted mode of B.
+  static constexpr ContractedLevel kContractedLevel = ContractedLevel::First;
+
+  /// A(the other modes of B, l) = sum over the contracted mode of B(...) * C(that mode, l)
+  static Tensor<T, OutEnc, Space> contract(const Space& space, TtmArranged<T, Space>& arranged,
+                                           const Tensor<T, EncC, Space>& C, const workspace::Options& options,
+                                           workspace::Report* report) {
+    return ttm(space, arranged.B, C, options, report);
+  }
   // A(i,j,l) = sum_k B(k,i,j) * C(k,l)
   static Tensor<T, OutEnc, Space> ttm(const Space& space, const Tensor<T, CSF<3>, Space>& B,
                                       const Tensor<T, EncC, Space>& C, const workspace::Options& options,

@@ -1,8 +1,9 @@
 #pragma once
 // Serial double-precision oracles for SpTTM and SpTTM-I from COO triplets, with a
 // dense double factor C (rows x L, row-major) and its stored-entry mask:
-//   ttm    A(i,j,l) = sum_k B(k,i,j) C(k,l)
-//   ttm_i  A(k,j,l) = sum_i B(k,i,j) C(i,l)
+//   ttm       A(i,j,l) = sum_k B(k,i,j) C(k,l)
+//   ttm_i     A(k,j,l) = sum_i B(k,i,j) C(i,l)
+//   ttm_mode  mode m contracted, the other two modes kept in their order, then l
 // The structure is every coordinate reached by a product with a stored C entry.
 #include <array>
 #include <cstdint>
@@ -35,18 +36,22 @@ HostCoo<double> ttm_by(const HostCoo<double>& B, const std::vector<double>& C, c
 }
 }  // namespace detail
 
+inline HostCoo<double> ttm_mode(const HostCoo<double>& B, int mode, const std::vector<double>& C,
+                                const std::vector<char>& c_stored, std::int64_t L) {
+  const int a = mode == 0 ? 1 : 0, b = mode == 2 ? 1 : 2;  // the kept modes, in order
+  return detail::ttm_by(
+      B, C, c_stored, L, {B.shape[a], B.shape[b], L}, [&](std::int64_t n) { return B.coord(n, mode); },
+      [&](std::int64_t n) { return std::array<std::int64_t, 2>{B.coord(n, a), B.coord(n, b)}; });
+}
+
 inline HostCoo<double> ttm(const HostCoo<double>& B, const std::vector<double>& C, const std::vector<char>& c_stored,
                            std::int64_t L) {
-  return detail::ttm_by(
-      B, C, c_stored, L, {B.shape[1], B.shape[2], L}, [&](std::int64_t n) { return B.coord(n, 0); },
-      [&](std::int64_t n) { return std::array<std::int64_t, 2>{B.coord(n, 1), B.coord(n, 2)}; });
+  return ttm_mode(B, 0, C, c_stored, L);
 }
 
 inline HostCoo<double> ttm_i(const HostCoo<double>& B, const std::vector<double>& C, const std::vector<char>& c_stored,
                              std::int64_t L) {
-  return detail::ttm_by(
-      B, C, c_stored, L, {B.shape[0], B.shape[2], L}, [&](std::int64_t n) { return B.coord(n, 1); },
-      [&](std::int64_t n) { return std::array<std::int64_t, 2>{B.coord(n, 0), B.coord(n, 2)}; });
+  return ttm_mode(B, 1, C, c_stored, L);
 }
 
 }  // namespace tessera::reference
