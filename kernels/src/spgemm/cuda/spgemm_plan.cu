@@ -8,12 +8,12 @@
 #include <vector>
 
 #include <cub/block/block_reduce.cuh>
-#include <cub/device/device_scan.cuh>
 
 #include "../../common/stream_fork.hpp"
 #include "spgemm_rows_launch.cuh"
 #include "tessera/core/error.hpp"
 #include "tessera/formats/cuda/device_scratch.hpp"
+#include "tessera/formats/cuda/prefix_sum.hpp"
 
 namespace tessera::kernels::cuda {
 namespace {
@@ -308,15 +308,6 @@ void count_long_rows(const SpgemmArgs& args, void* c_pos, const int* binned, con
   }
 }
 
-template <class Offset>
-void scan_offsets(void* c_pos, std::int64_t rows, cudaStream_t stream) {
-  Offset* pos = static_cast<Offset*>(c_pos);
-  std::size_t bytes = 0;
-  TESSERA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, pos, pos, rows + 1, stream));
-  formats::cuda::DeviceScratch temp("tessera::spgemm scan", bytes, stream);
-  TESSERA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), bytes, pos, pos, rows + 1, stream));
-}
-
 }  // namespace
 
 KernelStatus spgemm_can_implement(const SpgemmArgs& args) {
@@ -386,9 +377,9 @@ std::shared_ptr<const SpgemmPlan> SpgemmPlan::build(const SpgemmArgs& args, void
     throw OverflowError("tessera::spgemm: the product has " + std::to_string(plan->nnz_) +
                         " entries, past int row offsets; use an encoding with int64 offsets");
   if (args.c_wide)
-    scan_offsets<std::int64_t>(c_pos, args.rows, stream);
+    formats::cuda::exclusive_sum_in_place(static_cast<std::int64_t*>(c_pos), args.rows + 1, stream);
   else
-    scan_offsets<int>(c_pos, args.rows, stream);
+    formats::cuda::exclusive_sum_in_place(static_cast<int*>(c_pos), args.rows + 1, stream);
   return plan;
 }
 

@@ -122,8 +122,8 @@ KOKKOS_INLINE_FUNCTION void walk_block(const Member& member, const Scratch& scra
   }
 }
 
-/// counts(s + 1) = the entries of slice s of C (the union or the intersection of the slices'
-/// coordinates); counts(0) is left alone. A block walks the operand of fewer entries.
+/// counts(s) = the entries of slice s of C (the union or the intersection of the slices'
+/// coordinates). A block walks the operand of fewer entries.
 template <bool Union, class Space, class Pos, class Crd, class Counts>
 void count_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& pos_a, const Crd& crd_a, const Pos& pos_b,
                       const Crd& crd_b, const Counts& counts) {
@@ -136,7 +136,7 @@ void count_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& po
         const auto a = scratch.pos_a, b = scratch.pos_b;
         const auto count = [&](std::int64_t local, std::int64_t matched) {
           const std::int64_t total = (a(local + 1) - a(local)) + (b(local + 1) - b(local));
-          counts(s0 + local + 1) = static_cast<Count>(Union ? total - matched : matched);
+          counts(s0 + local) = static_cast<Count>(Union ? total - matched : matched);
         };
         // The last entry of a slice writes its count; slices with no entry in X, here.
         const auto walk = [&](const auto& pos_x, const auto& crd_x, const auto& pos_y, const auto& crd_y) {

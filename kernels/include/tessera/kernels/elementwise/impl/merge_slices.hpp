@@ -86,19 +86,6 @@ KOKKOS_INLINE_FUNCTION std::int64_t count_merged(std::int64_t p, std::int64_t p_
   return Kind == MergeKind::Union ? total - both : both;
 }
 
-/// pos(s), s in [1, slices], holds the length of slice s - 1: turns pos into C's offsets.
-template <class Space, class Pos>
-void lengths_to_offsets(const Space& space, const Pos& pos, std::int64_t slices) {
-  using Offset = typename Pos::non_const_value_type;
-  using Policy = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
-  Kokkos::parallel_scan(
-      "tessera::elementwise[positions]", Policy(space, 0, slices + 1),
-      KOKKOS_LAMBDA(const std::int64_t s, std::int64_t& sum, const bool final) {
-        if (s > 0) sum += pos(s);
-        if (final) pos(s) = static_cast<Offset>(sum);
-      });
-}
-
 /// Host spaces: C in one merge pass. Slices are cut into chunks of about equal nnz(A) + nnz(B);
 /// a chunk writes its slices one after another into scratch from its upper-bound offset (so no
 /// counting pass), then the slice lengths are scanned into C's positions and each chunk's block
@@ -138,11 +125,11 @@ Tensor<T, Enc, Space> merge_slices_one_pass(const Space& space, const Tensor<T, 
       const std::int64_t slice_start = e;
       e = write_merged(pos_a(s), pos_a(s + 1), pos_b(s), pos_b(s + 1), crd_a, vals_a, crd_b, vals_b, combine, keep,
                        scratch_crd, scratch_vals, e, false);
-      pos_c(s + 1) = static_cast<Offset>(e - slice_start);  // a length until the scan below
+      pos_c(s) = static_cast<Offset>(e - slice_start);  // a length until the scan below
     }
     length[k] = e - start;
   });
-  lengths_to_offsets(space, pos_c, slices);
+  tessera::detail::counts_to_offsets(space, pos_c, slices);
   const std::int64_t entries = pos_c(slices);
   c.levels[1].crd = tessera::detail::uninitialized_view<typename Tens::crd_view>("tessera::elementwise crd", entries);
   c.vals = tessera::detail::uninitialized_view<typename Tens::vals_view>("tessera::elementwise vals", entries);
@@ -200,7 +187,7 @@ Tensor<T, Enc, Space> merge_slices(const Space& space, const Tensor<T, Enc, Spac
                                                                                      slices + 1);
       const auto pos_c = c.levels[1].pos;
       count_row_blocks<Kind == MergeKind::Union>(space, blocks, pos_a, crd_a, pos_b, crd_b, pos_c);
-      lengths_to_offsets(space, pos_c, slices);
+      tessera::detail::counts_to_offsets(space, pos_c, slices);
     } else {
       c.levels[1].pos = tessera::detail::offsets_of<Offset, Space>(
           "tessera::elementwise pos", slices, KOKKOS_LAMBDA(std::int64_t s) {
