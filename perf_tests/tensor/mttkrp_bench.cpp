@@ -20,6 +20,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../common/bench_main.hpp"
 #include "../common/fenced_timing.hpp"
 #include "generated_tensors.hpp"
 #include "tensor_bench_options.hpp"
@@ -197,23 +198,10 @@ int run(const Options& opt) {
 
 int main(int argc, char** argv) {
   Options opt;
-  if (const auto status = tessera::walk_command_line("mttkrp_bench", [&] {
-        for (tessera::CommandLine cl(argc, argv, kUsage); cl.next();) {
-          if (opt.take(cl)) continue;
-          if (cl.is("--ranks")) {
-            opt.ranks.clear();
-            for (const auto r : cl.int64_list()) opt.ranks.push_back(static_cast<int>(std::clamp<std::int64_t>(r, 1, 4096)));
-          } else {
-            cl.reject();
-          }
-        }
-      }))
-    return *status;
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  try {
-    return run(opt);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
+  const auto option = [&](tessera::CommandLine& cl) {
+    if (!cl.is("--ranks")) return cl.reject();
+    opt.ranks.clear();
+    for (const auto r : cl.int64_list()) opt.ranks.push_back(static_cast<int>(std::clamp<std::int64_t>(r, 1, 4096)));
+  };
+  return tessera_bench::bench_main(argc, argv, "mttkrp_bench", kUsage, opt, option, run);
 }

@@ -24,6 +24,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../common/bench_main.hpp"
 #include "../common/fenced_timing.hpp"
 #include "generated_tensors.hpp"
 #include "tensor_bench_options.hpp"
@@ -160,23 +161,10 @@ int run(const Options& opt) {
 
 int main(int argc, char** argv) {
   Options opt;
-  if (const auto status = tessera::walk_command_line("ttm_bench", [&] {
-        for (tessera::CommandLine cl(argc, argv, kUsage); cl.next();) {
-          if (opt.take(cl)) continue;
-          if (cl.is("--cols")) {
-            opt.cols.clear();
-            for (const auto c : cl.int64_list()) opt.cols.push_back(std::clamp<std::int64_t>(c, 1, 4096));
-          } else {
-            cl.reject();
-          }
-        }
-      }))
-    return *status;
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  try {
-    return run(opt);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
+  const auto option = [&](tessera::CommandLine& cl) {
+    if (!cl.is("--cols")) return cl.reject();
+    opt.cols.clear();
+    for (const auto c : cl.int64_list()) opt.cols.push_back(std::clamp<std::int64_t>(c, 1, 4096));
+  };
+  return tessera_bench::bench_main(argc, argv, "ttm_bench", kUsage, opt, option, run);
 }

@@ -38,4 +38,17 @@ class HandleState {
   const std::type_info* type_ = nullptr;
 };
 
+/// The kept state of type State for a tensor whose values array is `values`, or a fresh State{}
+/// in its place where none is kept or it was made from another values array (the handles that
+/// keep copies of a tensor's values: mttkrp, ttm). State has a `const void* source_values`.
+template <class State>
+State& state_for_values(HandleState& kept, const void* values) {
+  State* state = kept.get<State>();
+  if (state == nullptr || state->source_values != values) {
+    state = &kept.emplace(State{});
+    state->source_values = values;
+  }
+  return *state;
+}
+
 }  // namespace tessera::kernels

@@ -18,6 +18,7 @@
 #include "tessera/formats/encoding.hpp"
 #include "tessera/formats/levels.hpp"
 #include "tessera/kernels/common/bind_handle.hpp"
+#include "tessera/kernels/common/handle_state.hpp"
 #include "tessera/kernels/common/cuda_config.hpp"
 #include "tessera/kernels/mttkrp/mttkrp_handle.hpp"
 
@@ -118,13 +119,7 @@ const ModeCsf<T, Enc::order, Space>& mode_rooted_csf(const Space& space, MttkrpH
   constexpr int N = Enc::order;
   using State = detail::MttkrpModeState<T, N, Space>;
   bind_handle_to_tensor(space, "tessera::mttkrp", handle, X);  // a new tensor drops the kept state
-  State* state = handle.state().get<State>();
-  const void* values = X.values().data();
-  if (state == nullptr || state->source_values != values) {
-    state = &handle.state().emplace(State{});
-    state->source_values = values;
-  }
-  auto& kept = state->modes[mode];
+  auto& kept = state_for_values<State>(handle.state(), X.values().data()).modes[mode];
   if (!kept) kept = detail::build_mode_csf(X, mode, std::make_integer_sequence<int, N>());
   return *kept;
 }

@@ -13,6 +13,7 @@
 #include "tessera/formats/encoding.hpp"
 #include "tessera/formats/levels.hpp"
 #include "tessera/kernels/common/bind_handle.hpp"
+#include "tessera/kernels/common/handle_state.hpp"
 #include "tessera/kernels/ttm/ttm_handle.hpp"
 
 namespace tessera::kernels {
@@ -82,13 +83,7 @@ template <ContractedLevel Where, class T, class Enc, class Space>
 TtmArranged<T, Space>& ttm_arranged(const Space& space, TtmHandle& handle, const Tensor<T, Enc, Space>& B, int mode) {
   using State = detail::TtmModeState<T, Space>;
   bind_handle_to_tensor(space, "tessera::ttm", handle, B);  // a new tensor drops the kept state
-  State* state = handle.state().get<State>();
-  const void* values = B.values().data();
-  if (state == nullptr || state->source_values != values) {
-    state = &handle.state().emplace(State{});
-    state->source_values = values;
-  }
-  auto& kept = state->modes[mode];
+  auto& kept = state_for_values<State>(handle.state(), B.values().data()).modes[mode];
   if (!kept) kept = ttm_arranged<Where>(B, mode);
   return *kept;
 }
