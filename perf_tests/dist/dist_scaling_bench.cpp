@@ -229,7 +229,7 @@ void time_spmv(MPI_Comm comm, const Args& args, const MatrixCase& c, const Matri
   if (rank == 0)
     std::printf("<!-- %s: %lld rows, %lld nonzeros, %d ranks, at most %lld ghosts per rank, halo %s -->\n",
                 c.name.c_str(), static_cast<long long>(A.extent(0)), static_cast<long long>(A.nnz()), ranks,
-                static_cast<long long>(most_ghosts), A.halo().staged() ? "staged through pinned host memory" : "direct");
+                static_cast<long long>(most_ghosts), tessera::dist::describe(A.halo().transport()));
   Vector x(comm, A.cols()), y(comm, A.rows());
   Kokkos::deep_copy(x.local(), 1.0);
   using Block = Kokkos::View<double**, Kokkos::LayoutRight, Space>;

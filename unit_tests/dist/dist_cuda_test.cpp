@@ -1,4 +1,4 @@
-// Distributed tests on CUDA (host-staged halo unless MPI is CUDA-aware).
+// Distributed tests on CUDA (the halo through peer copies, or MPI with TESSERA_HALO_PEER=0).
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
 

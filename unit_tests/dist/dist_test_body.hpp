@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -665,6 +666,69 @@ TYPED_TEST(Dist, AlternatingWidthsReuseTheHalo) {
     check_dist_spmm_on(A, c.coo, 3, 1.0, 0.0, seed++, c.name);
     check_dist_spmv_on(A, c.coo, -1.0, 0.5, seed++, c.name);
   }
+}
+
+// The halo's transport is agreed by all ranks: host memory on host spaces; on a GPU the peer
+// copies, since the tests' ranks share one node (and one GPU), unless TESSERA_HALO_PEER=0 asks
+// for MPI (then staged, or device buffers where MPI is CUDA-aware).
+TYPED_TEST(Dist, HaloTransportIsAgreedAndPeerWithinANode) {
+  using tessera::dist::HaloTransport;
+  const auto A = tessera::dist::poisson_3d<DistTensor<double, CSR, TypeParam>>(world(), 6);
+  const int mine = static_cast<int>(A.halo().transport());
+  int lowest = mine, highest = mine;
+  MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, world());
+  MPI_Allreduce(&mine, &highest, 1, MPI_INT, MPI_MAX, world());
+  EXPECT_EQ(lowest, highest) << "ranks picked different transports";
+  constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename TypeParam::memory_space>::accessible;
+  const char* env = std::getenv("TESSERA_HALO_PEER");
+  const bool peer_refused = env && std::string(env) == "0";
+  if (host) EXPECT_EQ(A.halo().transport(), HaloTransport::HostMemory);
+  else if (peer_refused) EXPECT_NE(A.halo().transport(), HaloTransport::PeerCopies);
+  else
+    EXPECT_EQ(A.halo().transport(), HaloTransport::PeerCopies)
+        << "CUDA IPC between the ranks of one node did not open; the halo fell back to "
+        << tessera::dist::describe(A.halo().transport());
+  EXPECT_EQ(A.halo().staged(), A.halo().transport() == HaloTransport::HostStaging);
+}
+
+// Products queued back to back, no host wait between them (x -> y -> x ...): a rank's next
+// pack must not overwrite rows a neighbour has not copied yet, nor a copy overwrite ghosts the
+// last product still reads. Widths alternate (1, 4, 1, ...) so the buffers are reshaped too.
+TYPED_TEST(Dist, BackToBackProductsWithoutWaiting) {
+  const auto coo = tessera_test::random_coo({301, 301}, 3000, 131);
+  const auto A = DistTensor<double, CSR, TypeParam>::scatter(world(), coo, 0, {});
+  constexpr int kSteps = 12;
+  constexpr std::int64_t k = 4;
+  const double alpha = 0.5;
+  std::vector<double> x = tessera_test::random_vector(301, 132), X = tessera_test::random_vector(301 * k, 133);
+  auto xd = DistVector<double, TypeParam>::scatter(world(), A.cols(), x);
+  auto yd = DistVector<double, TypeParam>(world(), A.rows());
+  auto Xd = DistMultiVector<double, TypeParam>::scatter(world(), A.cols(), k, X);
+  auto Yd = DistMultiVector<double, TypeParam>(world(), A.rows(), k);
+  for (int step = 0; step < kSteps; ++step) {
+    tessera::dist::spmv(alpha, A, xd, 0.0, yd);
+    tessera::dist::spmm(alpha, A, Xd, 0.0, Yd);
+    std::swap(xd, yd);
+    std::swap(Xd, Yd);
+  }
+  const std::vector<double> got = xd.gather(0), got_block = Xd.gather(0);
+  if (rank() != 0) return;
+  std::vector<double> y(301), Y(301 * k);
+  for (int step = 0; step < kSteps; ++step) {
+    tessera::reference::spmv(alpha, coo, x, 0.0, y);
+    tessera::reference::spmm(alpha, coo, X, k, 0.0, Y);
+    std::swap(x, y);
+    std::swap(X, Y);
+  }
+  // Rounding grows with the steps; rows read before they were written are off by O(1).
+  const auto largest = [](const std::vector<double>& v) {
+    double m = 0;
+    for (double e : v) m = std::max(m, std::fabs(e));
+    return m;
+  };
+  ASSERT_GT(largest(x), 1e-6) << "the iterates vanished: the test would not see stale rows";
+  for (std::size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(got[i], x[i], 1e-11 * largest(x)) << "row " << i;
+  for (std::size_t i = 0; i < X.size(); ++i) ASSERT_NEAR(got_block[i], X[i], 1e-11 * largest(X)) << "entry " << i;
 }
 
 // Depth of the profiling regions open now, as a Kokkos tool would track it.

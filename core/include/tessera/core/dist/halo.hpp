@@ -10,10 +10,13 @@
 ///   auto ghosts = halo.finish(space);   // MPI_Waitall; (ghosts x k) rows in Space's memory
 /// \endcode
 ///
-/// Device memory goes through pinned host staging buffers, copied on the execution space's
-/// queue, unless the MPI library is CUDA-aware (cuda_aware.hpp), in which case device buffers
-/// are handed to MPI. On a device nothing in the exchange fences the queue: the host waits for
-/// the pack alone (StreamMarker) while the interior work queued after it runs.
+/// Device memory moves by one of three transports (HaloTransport), picked once for all ranks:
+/// peer copies between the GPUs of one node through CUDA IPC (peer_exchange.hpp) where every
+/// rank reaches its neighbours that way; else device buffers handed to MPI where it is
+/// CUDA-aware (cuda_aware.hpp); else pinned host staging buffers, copied on the execution
+/// space's queue. On a device nothing in the exchange fences the queue: MPI's transports wait on
+/// the host for the pack alone (StreamMarker) while the interior work queued after it runs; the
+/// peer copies wait for it on the GPU.
 #include <mpi.h>
 
 #include <cstdint>
@@ -27,9 +30,48 @@
 #include "tessera/core/dist/import_plan.hpp"
 #include "tessera/core/dist/mpi_datatype.hpp"
 #include "tessera/core/dist/stream_marker.hpp"
+#ifdef KOKKOS_ENABLE_CUDA
+#include "tessera/core/dist/peer_exchange.hpp"
+#endif
 #include "tessera/core/error.hpp"
 
 namespace tessera::dist {
+
+/// How a halo moves its rows.
+enum class HaloTransport {
+  HostMemory,   ///< host buffers through MPI
+  PeerCopies,   ///< GPU to GPU copies within a node, through CUDA IPC
+  DeviceMpi,    ///< device buffers through a CUDA-aware MPI
+  HostStaging,  ///< device buffers copied to pinned host memory for MPI and back
+};
+
+/// A short description of `transport` for logs and benchmark tables.
+inline const char* describe(HaloTransport transport) {
+  switch (transport) {
+    case HaloTransport::HostMemory: return "host memory through MPI";
+    case HaloTransport::PeerCopies: return "GPU peer copies (CUDA IPC)";
+    case HaloTransport::DeviceMpi: return "device buffers through CUDA-aware MPI";
+    case HaloTransport::HostStaging: return "staged through pinned host memory";
+  }
+  return "unknown";
+}
+
+namespace detail {
+
+/// Queues on `space`: send(s, :) = owned(indices(s), :) for every row s of send.
+template <class Space, class Indices, class Owned, class Send>
+void pack_rows(const Space& space, const Indices& indices, const Owned& owned, const Send& send) {
+  const std::int64_t k = static_cast<std::int64_t>(send.extent(1));
+  // One row per iteration, not one entry split by e / k and e % k: a 64-bit division per
+  // entry, or a 2-D MDRange, costs several times the plain loop on the host.
+  Kokkos::parallel_for(
+      "tessera::Halo::pack", Kokkos::RangePolicy<Space>(space, 0, static_cast<std::int64_t>(send.extent(0))),
+      KOKKOS_LAMBDA(const std::int64_t s) {
+        for (std::int64_t c = 0; c < k; ++c) send(s, c) = owned(indices(s), c);
+      });
+}
+
+}  // namespace detail
 
 /// Ghost exchange of a distributed matrix: sends owned rows of x, receives ghost rows (see the file's comment).
 template <class T, class Space>
@@ -41,11 +83,17 @@ class Halo {
   /// Read-only rows of a block of k columns.
   using const_block_view = Kokkos::View<const T**, Kokkos::LayoutRight, device_type>;
 
-  /// Exchange plan `plan` over `comm`; allocates the send indices in Space's memory.
-  Halo(MPI_Comm comm, std::shared_ptr<const ImportPlan> plan)
-      : comm_(comm),
-        plan_(std::move(plan)),
-        staged_(!host_memory && !mpi_is_cuda_aware()) {
+  /// Collective over `comm`: exchange plan `plan`; picks the transport (see the file's comment)
+  /// and allocates the send indices in Space's memory.
+  Halo(MPI_Comm comm, std::shared_ptr<const ImportPlan> plan) : comm_(comm), plan_(std::move(plan)) {
+#ifdef KOKKOS_ENABLE_CUDA
+    if constexpr (peer_capable) peer_ = PeerExchange::try_create(comm_, plan_, sizeof(T));
+#endif
+    transport_ = host_memory ? HaloTransport::HostMemory
+                 : peer()    ? HaloTransport::PeerCopies
+                 : mpi_is_cuda_aware() ? HaloTransport::DeviceMpi
+                                       : HaloTransport::HostStaging;
+    staged_ = transport_ == HaloTransport::HostStaging;
     send_indices_ = Kokkos::View<std::int64_t*, device_type>("tessera::Halo::send_indices", plan_->sends());
     auto host = Kokkos::create_mirror_view(send_indices_);
     for (std::int64_t s = 0; s < plan_->sends(); ++s) host(s) = plan_->send_indices[s];
@@ -54,31 +102,38 @@ class Halo {
 
   /// True when this rank neither sends nor receives anything.
   bool idle() const { return plan_->ghosts() == 0 && plan_->sends() == 0; }
-  /// True when device memory goes through host staging buffers (MPI not CUDA-aware).
+  /// How this halo moves its rows (the same on every rank).
+  HaloTransport transport() const { return transport_; }
+  /// True when device memory goes through host staging buffers.
   bool staged() const { return staged_; }
 
   /// owned: (local rows x k). Posts the receives, queues the pack (and, staged, its copy to the
   /// host) on `space`, and returns; on host spaces the sends are posted too. On a device the
   /// sends wait for the pack in overlap(), after the interior work is queued behind it.
   void start(const Space& space, const const_block_view& owned) {
-    if (!requests_.empty())
+    if (!requests_.empty() || peer_in_flight_)
       throw Error("Halo::start: the previous exchange is still in flight (start() without finish())");
     const std::int64_t k = static_cast<std::int64_t>(owned.extent(1));
     reserve(k);
+#ifdef KOKKOS_ENABLE_CUDA
+    if constexpr (peer_capable) {
+      if (peer_) {
+        send_ = block_view(static_cast<T*>(peer_->send_buffer(k * sizeof(T))), plan_->sends(), k);
+        peer_->before_pack(space.cuda_stream());
+        pack(space, owned);
+        peer_->after_pack(space.cuda_stream());
+        peer_space_ = space;
+        peer_in_flight_ = true;
+        return;
+      }
+    }
+#endif
     requests_.assign(plan_->recv_ranks.size() + plan_->send_ranks.size(), MPI_REQUEST_NULL);
     receives_posted_ = false;
     // Device buffers handed to MPI may still be read by work queued before this call:
     // their receives wait for the pack, queued after that work, in post_sends().
     if (host_memory || staged_) post_receives();
-    const auto indices = send_indices_;
-    const auto send = send_;
-    // One row per iteration, not one entry split by e / k and e % k: a 64-bit division per
-    // entry, or a 2-D MDRange, costs several times the plain loop on the host.
-    Kokkos::parallel_for(
-        "tessera::Halo::pack", Kokkos::RangePolicy<Space>(space, 0, plan_->sends()),
-        KOKKOS_LAMBDA(const std::int64_t s) {
-          for (std::int64_t c = 0; c < k; ++c) send(s, c) = owned(indices(s), c);
-        });
+    pack(space, owned);
     if (staged_) Kokkos::deep_copy(space, send_host_, send_);
     packed_.record(space);
     sends_posted_ = false;
@@ -95,8 +150,7 @@ class Halo {
       interior();
       post_sends();
     } catch (...) {
-      post_sends();
-      wait();
+      complete();
       throw;
     }
   }
@@ -104,8 +158,10 @@ class Halo {
   /// Completes the exchange started last; returns (ghosts x k) in Space's memory, valid
   /// until the next start(). Staged ghosts are copied on `space`'s queue, not waited for.
   block_view finish(const Space& space) {
-    post_sends();
-    wait();
+#ifdef KOKKOS_ENABLE_CUDA
+    if (peer_in_flight_) peer_space_ = space;
+#endif
+    complete();
     if (staged_) {
       Kokkos::deep_copy(space, ghosts_, ghosts_host_);
       ghosts_copied_.record(space);
@@ -130,6 +186,9 @@ class Halo {
   static constexpr bool host_memory =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
 #ifdef KOKKOS_ENABLE_CUDA
+  static constexpr bool peer_capable = std::is_same_v<typename Space::memory_space, Kokkos::CudaSpace>;
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
   /// Staging buffers in pinned memory, so that their copies run on the stream asynchronously.
   using staging_memory = std::conditional_t<std::is_same_v<typename Space::memory_space, Kokkos::CudaSpace>,
                                             Kokkos::CudaHostPinnedSpace, Kokkos::HostSpace>;
@@ -137,6 +196,34 @@ class Halo {
   using staging_memory = Kokkos::HostSpace;
 #endif
   using staging_view = Kokkos::View<T**, Kokkos::LayoutRight, staging_memory>;
+
+  void pack(const Space& space, const const_block_view& owned) const {
+    detail::pack_rows(space, send_indices_, owned, send_);
+  }
+
+  /// Ends the exchange started last: MPI's requests, or the peer copies queued on the space of
+  /// the last start() or finish().
+  void complete() {
+#ifdef KOKKOS_ENABLE_CUDA
+    if constexpr (peer_capable) {
+      if (peer_in_flight_) {
+        peer_in_flight_ = false;
+        peer_->receive(ghosts_.data(), peer_space_.cuda_stream());
+        return;
+      }
+    }
+#endif
+    post_sends();
+    wait();
+  }
+
+  bool peer() const {
+#ifdef KOKKOS_ENABLE_CUDA
+    return peer_ != nullptr;
+#else
+    return false;
+#endif
+  }
 
   void post_receives() {
     receives_posted_ = true;
@@ -179,7 +266,8 @@ class Halo {
     if (k > capacity_) {
       capacity_ = k;
       using storage = Kokkos::View<T*, device_type>;
-      send_storage_ = storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::Halo::send"), sends * k);
+      if (!peer())  // the peer transport owns the send buffer, which it exports
+        send_storage_ = storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::Halo::send"), sends * k);
       ghost_storage_ = storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::Halo::ghosts"), ghosts * k);
       if (staged_) {
         using staging = Kokkos::View<T*, staging_memory>;
@@ -200,7 +288,9 @@ class Halo {
 
   MPI_Comm comm_;
   std::shared_ptr<const ImportPlan> plan_;
-  bool staged_;
+  HaloTransport transport_ = HaloTransport::HostMemory;
+  bool staged_ = false;
+  bool peer_in_flight_ = false;  ///< a peer exchange was started and not completed
   std::int64_t columns_ = -1;  ///< k of the current views
   std::int64_t capacity_ = 0;  ///< largest k the storage holds
   Kokkos::View<std::int64_t*, device_type> send_indices_;
@@ -212,6 +302,11 @@ class Halo {
   bool receives_posted_ = true, sends_posted_ = true;
   StreamMarker<Space> packed_;         ///< end of the last pack (and its copy to the host)
   StreamMarker<Space> ghosts_copied_;  ///< end of the last copy out of the ghost staging buffer
+#ifdef KOKKOS_ENABLE_CUDA
+  Space peer_space_;  ///< where the peer exchange in flight completes
+  /// Declared last so that it goes first: it waits for its copies into the ghost rows.
+  std::unique_ptr<PeerExchange> peer_;
+#endif
 };
 
 }  // namespace tessera::dist
