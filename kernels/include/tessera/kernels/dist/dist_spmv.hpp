@@ -1,8 +1,8 @@
 #pragma once
 /// \file
 /// tessera::dist::spmv — y = alpha * A * x + beta * y for a row-distributed A.
-/// The halo exchange of x's ghost entries (non-blocking MPI, staged through pinned host memory
-/// for device memory unless MPI is CUDA-aware) runs while the diagonal block is multiplied;
+/// The halo exchange of x's ghost entries (halo.hpp: non-blocking MPI on hosts; on GPUs peer
+/// copies within a node, else MPI) runs while the diagonal block is multiplied;
 /// then the off-diagonal block (boundary rows only) adds its part with the ghosts:
 /// \code{.unparsed}
 ///   start halo(x) ; y = alpha*A_diag*x_owned + beta*y ; finish halo ;
