@@ -301,6 +301,9 @@ __device__ int compact_table(unsigned* keys, T* vals, int slots) {
     const T val = vals[base + rank];
     const bool occupied = key != kEmpty;
     const unsigned mine = (__ballot_sync(0xffffffffu, occupied) >> shift) & group_bits;
+    // A lane may write the slot a lower lane reads in this pass: the ballot does not order
+    // shared memory, this does.
+    __syncwarp();
     if (occupied) {
       const int at = count + __popc(mine & ((1u << rank) - 1));
       keys[at] = key;
