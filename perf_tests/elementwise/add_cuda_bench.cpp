@@ -4,6 +4,8 @@
 // count, its host wait for nnz(C), and the sum) and the values alone on a known pattern (our
 // ElementwiseHandle, csrgeam2 on C's arrays). Each time is the median of --reps fenced calls; C
 // is checked against cuSPARSE's. The last lines give the geometric means of the speed-ups.
+// --timeline adds, per matrix, one whole call and one values-only call step by step
+// (kokkos_timeline.hpp): where the call's time goes on the host.
 #include <Kokkos_Core.hpp>
 #include <cusparse.h>
 
@@ -18,6 +20,7 @@
 #include "../common/cusparse_check.hpp"
 #include "../common/device_bytes.hpp"
 #include "../common/fenced_timing.hpp"
+#include "../common/kokkos_timeline.hpp"
 #include "../common/large_matrices.hpp"
 #include "../common/matrix_bench_options.hpp"
 #include "../spgemm/spgemm_operands.hpp"
@@ -38,7 +41,8 @@ const char* const kUsage =
     "  --prec LIST     fp32, fp64 or both (default both)\n"
     "  --only NAME     only the matrices whose name contains NAME\n"
     "  --no-real       skip the real matrices\n"
-    "  --no-generated  skip the generated matrices\n";
+    "  --no-generated  skip the generated matrices\n"
+    "  --timeline      also print one whole call and one values-only call step by step\n";
 
 // The typed csrgeam2 entry points.
 cusparseStatus_t geam_buffer(cusparseHandle_t h, int m, int n, const float* alpha, cusparseMatDescr_t da, int nnz_a,
@@ -182,9 +186,19 @@ struct Speedups {
   static double lowest(const std::vector<double>& r) { return r.empty() ? 0 : *std::min_element(r.begin(), r.end()); }
 };
 
+// One call of `call` step by step (see --timeline); its result is dropped after the print.
+template <class Call>
+void print_timeline(const std::string& title, Call&& call) {
+  Kokkos::fence();
+  tessera_bench::KokkosTimeline timeline;
+  const auto result = call();
+  Kokkos::fence();
+  timeline.print(stdout, title.c_str());
+}
+
 template <class T>
 void run_case(cusparseHandle_t handle, const std::string& name, const Csr<T>& A, const Csr<T>& B, int reps,
-              Speedups& speedups) {
+              bool timeline, Speedups& speedups) {
   const char* prec = sizeof(T) == 4 ? "fp32" : "fp64";
   const Geam<T> vendor(handle, A, B);
   GeamSum<T> ref = vendor.sum();
@@ -203,6 +217,12 @@ void run_case(cusparseHandle_t handle, const std::string& name, const Csr<T>& A,
               prec, static_cast<long long>(A.extent(0)), static_cast<long long>(A.nnz() + B.nnz()),
               static_cast<long long>(ref.nnz), ours_ms, vendor_ms, vendor_ms / ours_ms, ours_values, vendor_values,
               vendor_values / ours_values, bytes / ours_values / 1e6);
+  if (timeline) {
+    print_timeline(name + " " + prec + ", tessera::add whole call", [&] { return tessera::add(space, T(1), A, T(1), B); });
+    print_timeline(name + " " + prec + ", tessera::add values only",
+                   [&] { return tessera::add(space, T(1), A, T(1), B, reuse); });
+    std::printf("\n");
+  }
   std::fflush(stdout);
 }
 
@@ -210,9 +230,11 @@ void run_case(cusparseHandle_t handle, const std::string& name, const Csr<T>& A,
 
 int main(int argc, char** argv) {
   MatrixBenchOptions options(10);
+  bool timeline = false;
   if (const auto status = tessera::walk_command_line("add_cuda_bench", [&] {
         for (tessera::CommandLine cl(argc, argv, kUsage); cl.next();)
-          if (!options.take(cl)) cl.reject();
+          if (cl.is("--timeline")) timeline = true;
+          else if (!options.take(cl)) cl.reject();
       }))
     return *status;
   Kokkos::ScopeGuard kokkos(argc, argv);
@@ -233,10 +255,10 @@ int main(int argc, char** argv) {
         if (!options.wanted(c.name)) continue;
         if (options.fp32)
           run_case(handle, c.name, tessera::from_coo<float, tessera::CSR, Cuda>(c.a),
-                   tessera::from_coo<float, tessera::CSR, Cuda>(c.b), options.reps, by_prec[0]);
+                   tessera::from_coo<float, tessera::CSR, Cuda>(c.b), options.reps, timeline, by_prec[0]);
         if (options.fp64)
           run_case(handle, c.name, tessera::from_coo<double, tessera::CSR, Cuda>(c.a),
-                   tessera::from_coo<double, tessera::CSR, Cuda>(c.b), options.reps, by_prec[1]);
+                   tessera::from_coo<double, tessera::CSR, Cuda>(c.b), options.reps, timeline, by_prec[1]);
       }
     if (options.generated)
       for (const auto& make : {+[] { return large_matrices::poisson_3d(200); },
@@ -248,11 +270,11 @@ int main(int argc, char** argv) {
         const std::string name = m.name + " + its transpose";
         if (options.fp32) {
           const auto A = on_device<float>(m);
-          run_case(handle, name, A, tessera::transpose(A), options.reps, by_prec[0]);
+          run_case(handle, name, A, tessera::transpose(A), options.reps, timeline, by_prec[0]);
         }
         if (options.fp64) {
           const auto A = on_device<double>(m);
-          run_case(handle, name, A, tessera::transpose(A), options.reps, by_prec[1]);
+          run_case(handle, name, A, tessera::transpose(A), options.reps, timeline, by_prec[1]);
         }
       }
     std::printf("\n");
