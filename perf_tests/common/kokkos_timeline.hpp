@@ -23,29 +23,16 @@ class KokkosTimeline {
   KokkosTimeline() {
     events().clear();
     origin() = now();
-    namespace tools = Kokkos::Tools::Experimental;
-    tools::set_begin_parallel_for_callback(begin_kernel);
-    tools::set_end_parallel_for_callback(end_kernel);
-    tools::set_begin_parallel_reduce_callback(begin_kernel);
-    tools::set_end_parallel_reduce_callback(end_kernel);
-    tools::set_begin_parallel_scan_callback(begin_kernel);
-    tools::set_end_parallel_scan_callback(end_kernel);
-    tools::set_begin_deep_copy_callback(begin_copy);
-    tools::set_end_deep_copy_callback(end_copy);
-    tools::set_begin_fence_callback(begin_fence);
-    tools::set_end_fence_callback(end_kernel);
-    tools::set_allocate_data_callback(allocated);
-    tools::set_deallocate_data_callback(deallocated);
-    tools::set_push_region_callback(push_region);
+    attach(true);
   }
   KokkosTimeline(const KokkosTimeline&) = delete;
   KokkosTimeline& operator=(const KokkosTimeline&) = delete;
-  ~KokkosTimeline() { detach(); }
+  ~KokkosTimeline() { attach(false); }
 
   /// Detaches the callbacks and prints the steps: start (us from the timeline's start), the host
   /// time since the previous step ended, the step's own time, what it was; then the totals.
   void print(std::FILE* out, const char* title) {
-    detach();
+    attach(false);
     const double end = now() - origin();
     std::fprintf(out, "\n%s: steps seen through Kokkos Tools (us)\n\n| start | host before | own | step |\n|---:|---:|---:|---|\n",
                  title);
@@ -113,21 +100,22 @@ class KokkosTimeline {
   }
   static void push_region(const char* name) { point(std::string("region ") + name); }
 
-  static void detach() {
+  /// Sets every callback of the timeline, or clears them.
+  static void attach(bool on) {
     namespace tools = Kokkos::Tools::Experimental;
-    tools::set_begin_parallel_for_callback(nullptr);
-    tools::set_end_parallel_for_callback(nullptr);
-    tools::set_begin_parallel_reduce_callback(nullptr);
-    tools::set_end_parallel_reduce_callback(nullptr);
-    tools::set_begin_parallel_scan_callback(nullptr);
-    tools::set_end_parallel_scan_callback(nullptr);
-    tools::set_begin_deep_copy_callback(nullptr);
-    tools::set_end_deep_copy_callback(nullptr);
-    tools::set_begin_fence_callback(nullptr);
-    tools::set_end_fence_callback(nullptr);
-    tools::set_allocate_data_callback(nullptr);
-    tools::set_deallocate_data_callback(nullptr);
-    tools::set_push_region_callback(nullptr);
+    tools::set_begin_parallel_for_callback(on ? begin_kernel : nullptr);
+    tools::set_end_parallel_for_callback(on ? end_kernel : nullptr);
+    tools::set_begin_parallel_reduce_callback(on ? begin_kernel : nullptr);
+    tools::set_end_parallel_reduce_callback(on ? end_kernel : nullptr);
+    tools::set_begin_parallel_scan_callback(on ? begin_kernel : nullptr);
+    tools::set_end_parallel_scan_callback(on ? end_kernel : nullptr);
+    tools::set_begin_deep_copy_callback(on ? begin_copy : nullptr);
+    tools::set_end_deep_copy_callback(on ? end_copy : nullptr);
+    tools::set_begin_fence_callback(on ? begin_fence : nullptr);
+    tools::set_end_fence_callback(on ? end_kernel : nullptr);
+    tools::set_allocate_data_callback(on ? allocated : nullptr);
+    tools::set_deallocate_data_callback(on ? deallocated : nullptr);
+    tools::set_push_region_callback(on ? push_region : nullptr);
   }
 };
 
