@@ -177,7 +177,7 @@ void* PeerExchange::send_buffer(std::size_t row_bytes) {
     // call (the kernels calling the halo are collective), so all of them agree on the outcome.
     check(wait_for_receivers(), "cudaEventSynchronize");
     if (copies_recorded_) check(cudaEventSynchronize(copied_), "cudaEventSynchronize");
-    release_sources();
+    check(release_sources(), "cudaIpcCloseMemHandle");
     if (send_) check(cudaFree(send_), "cudaFree");
     send_ = nullptr;
     if (!all_ranks(comm_, open_buffers(row_bytes)))
@@ -238,11 +238,17 @@ cudaError_t PeerExchange::wait_for_receivers() {
   return status;
 }
 
-void PeerExchange::release_sources() {
+// Closes the senders' buffers; returns the first failure.
+cudaError_t PeerExchange::release_sources() {
+  cudaError_t status = cudaSuccess;
   for (Source& source : sources_) {
-    if (source.buffer) cudaIpcCloseMemHandle(source.buffer);
+    if (source.buffer) {
+      const cudaError_t closed = cudaIpcCloseMemHandle(source.buffer);
+      if (status == cudaSuccess) status = closed;
+    }
     source.buffer = nullptr;
   }
+  return status;
 }
 
 PeerExchange::~PeerExchange() {

@@ -59,7 +59,7 @@ class PeerExchange {
   bool open_events();
   bool open_buffers(std::size_t row_bytes);
   cudaError_t wait_for_receivers();
-  void release_sources();
+  cudaError_t release_sources();
 
   MPI_Comm comm_;
   std::shared_ptr<const ImportPlan> plan_;
