@@ -1,7 +1,8 @@
 #pragma once
 /// \file
-/// In-place exclusive prefix sums of offsets on a CUDA stream (CUB's DeviceScan, its workspace from
-/// the scratch pool: no allocation, no device synchronization): counts to positions in tensor
+/// In-place exclusive prefix sums of offsets on a CUDA stream (one block for short arrays, else
+/// CUB's DeviceScan with its workspace from the scratch pool: no allocation, no device
+/// synchronization either way): counts to positions in tensor
 /// assembly and in the kernels that count their output first. Raw device pointers, no Kokkos;
 /// compiled into tessera_formats_cuda for int and int64 offsets. Failures raise tessera::CudaError.
 #include <cstdint>
