@@ -13,6 +13,7 @@ using TestSpaces = ::testing::Types<Kokkos::Cuda>;
 
 #include "tessera/core/error.hpp"
 #include "tessera/formats/cuda/device_scratch.hpp"
+#include "tessera/formats/cuda/prefix_sum.hpp"
 
 namespace {
 
@@ -52,6 +53,36 @@ TEST(DeviceScratch, HoldsDataIsReusedAndReportsExhaustion) {
   }
   tessera::formats::cuda::trim_device_scratch();
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+// The scan of offsets against a host sum at lengths around the switch from one block to CUB's
+// scan and around its tiles, with counts whose sum needs 64 bits for int64 offsets.
+template <class Offset>
+void check_exclusive_sums(Offset big) {
+  const cudaStream_t stream = Kokkos::Cuda().cuda_stream();
+  for (const std::int64_t n : {1, 2, 1023, 4096, 4097, 12289, 16383, 16384, 16385, 100003}) {
+    std::vector<Offset> counts(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) counts[i] = static_cast<Offset>(i % 7 == 3 ? big : (i * 37) % 11);
+    const std::size_t bytes = counts.size() * sizeof(Offset);
+    Offset* data = nullptr;
+    ASSERT_EQ(cudaMalloc(&data, bytes), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(data, counts.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    tessera::formats::cuda::exclusive_sum_in_place(data, n, stream);
+    std::vector<Offset> sums(counts.size());
+    ASSERT_EQ(cudaMemcpyAsync(sums.data(), data, bytes, cudaMemcpyDeviceToHost, stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    ASSERT_EQ(cudaFree(data), cudaSuccess);
+    Offset expected = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(sums[i], expected) << "n = " << n << ", i = " << i;
+      expected += counts[i];
+    }
+  }
+}
+
+TEST(ExclusiveSumInPlace, MatchesTheHostSumAtEveryLength) {
+  check_exclusive_sums<int>(1000);
+  check_exclusive_sums<std::int64_t>(std::int64_t{1} << 33);
 }
 
 }  // namespace

@@ -162,7 +162,8 @@ TYPED_TEST(Elementwise, AddOfRealMatricesAndTheirTransposes) {
   }
 }
 
-// Operands past kOnePassMaxEntries together: host spaces count first, then write.
+// Operands past kOnePassMaxEntries together (and C's arrays past kSizedAheadMaxBytes): host spaces
+// count first, then write; device spaces allocate C once nnz(C) is known.
 TYPED_TEST(Elementwise, LargeOperandsMatchTheReference) {
   const std::int64_t each = tessera::kernels::impl::kOnePassMaxEntries;
   const HostCoo<double> a = tessera_test::random_coo({4000, 3000}, each, 51), b = tessera_test::random_coo({4000, 3000}, each, 52);

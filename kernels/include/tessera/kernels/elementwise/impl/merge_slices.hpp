@@ -148,6 +148,13 @@ Tensor<T, Enc, Space> merge_slices_one_pass(const Space& space, const Tensor<T, 
 /// int coordinates and double values: a few MB).
 inline constexpr std::int64_t kOnePassMaxEntries = std::int64_t{1} << 19;
 
+/// Bytes up to which device spaces size each of C's arrays for nnz(A) + nnz(B) entries before
+/// counting, so that the count, the scan and the writes are queued back to back and the host
+/// waits once, for nnz(C) at the end, instead of between the count and the writes: small calls
+/// are all fixed cost. Larger arrays are allocated only once nnz(C) is known, since past about
+/// 1 MiB the CUDA allocator maps fresh memory for each allocation, which costs more than the wait.
+inline constexpr std::int64_t kSizedAheadMaxBytes = std::int64_t{1} << 20;
+
 /// C with A's shape and encoding: coordinate c of a slice is kept by Kind (and, with drop_zeros,
 /// where combine(a, b) != 0), its value combine(a, b). With `pattern` (a C of an earlier call,
 /// computed without drop_zeros), C shares its pattern and only the values are computed.
@@ -186,8 +193,26 @@ Tensor<T, Enc, Space> merge_slices(const Space& space, const Tensor<T, Enc, Spac
       c.levels[1].pos = tessera::detail::uninitialized_view<typename Tens::pos_view>("tessera::elementwise pos",
                                                                                      slices + 1);
       const auto pos_c = c.levels[1].pos;
+      const std::int64_t bound = A.nnz() + B.nnz();
+      const bool sized_ahead =
+          bound * static_cast<std::int64_t>(std::max(sizeof(T), sizeof(typename Enc::ordinal_type))) <=
+          kSizedAheadMaxBytes;
+      if (sized_ahead) {
+        c.levels[1].crd = tessera::detail::uninitialized_view<typename Tens::crd_view>("tessera::elementwise crd", bound);
+        c.vals = tessera::detail::uninitialized_view<typename Tens::vals_view>("tessera::elementwise vals", bound);
+      }
       count_row_blocks<Kind == MergeKind::Union>(space, blocks, pos_a, crd_a, pos_b, crd_b, pos_c);
       tessera::detail::counts_to_offsets(space, pos_c, slices);
+      if (sized_ahead) {
+        write_row_blocks<Kind == MergeKind::Union>(space, blocks, pos_a, crd_a, vals_a, pos_b, crd_b, vals_b, combine,
+                                                   pos_c, c.levels[1].crd, c.vals, false);
+        Offset entries = 0;
+        Kokkos::deep_copy(Kokkos::View<Offset, Kokkos::HostSpace>(&entries), Kokkos::subview(pos_c, slices));
+        const auto first = Kokkos::make_pair(std::int64_t{0}, static_cast<std::int64_t>(entries));
+        c.levels[1].crd = Kokkos::subview(c.levels[1].crd, first);
+        c.vals = Kokkos::subview(c.vals, first);
+        return Tens(A.shape(), std::move(c));
+      }
     } else {
       c.levels[1].pos = tessera::detail::offsets_of<Offset, Space>(
           "tessera::elementwise pos", slices, KOKKOS_LAMBDA(std::int64_t s) {
