@@ -147,6 +147,12 @@ TEST(DistDevices, OneRankPerGpuUnlessShared) {
   EXPECT_THROW(device_of_rank(0, 1, 0, true), tessera::CudaError);
   EXPECT_EQ(tessera::dist::node_local_size(world()), ranks());
   EXPECT_EQ(tessera::dist::node_local_rank(world()), rank());
+  // The node's lowest rank names it, in the communicator's own numbering (here reversed).
+  EXPECT_EQ(tessera::dist::node_leader(world()), 0);
+  MPI_Comm reversed;
+  MPI_Comm_split(world(), rank() % 2, -rank(), &reversed);
+  EXPECT_EQ(tessera::dist::node_leader(reversed), 0);
+  MPI_Comm_free(&reversed);
 }
 
 TEST(DistPartition, BalancedByNonzerosAndEdgeCases) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tessera/core/dist/mpi_datatype.hpp"
+#include "tessera/core/dist/scope_guard.hpp"
 #include "tessera/core/error.hpp"
 
 namespace tessera::dist {
@@ -84,11 +85,7 @@ std::unique_ptr<PeerExchange> PeerExchange::try_create(MPI_Comm comm, std::share
 // Same node (the node's lowest rank as its name) and a GPU this process sees with peer access.
 bool PeerExchange::neighbours_reachable() const {
   const int ranks = comm_size(comm_);
-  MPI_Comm node;
-  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int leader = comm_rank(comm_);
-  MPI_Bcast(&leader, 1, MPI_INT, 0, node);
-  MPI_Comm_free(&node);
+  const int leader = node_leader(comm_);
   std::vector<int> leaders(ranks);
   MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm_);
 

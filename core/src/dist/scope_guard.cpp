@@ -73,6 +73,14 @@ int node_local_size(MPI_Comm comm) {
   return size;
 }
 
+int node_leader(MPI_Comm comm) {
+  const NodeComm node(comm);
+  int leader = 0;
+  MPI_Comm_rank(comm, &leader);
+  MPI_Bcast(&leader, 1, MPI_INT, 0, node.node);
+  return leader;
+}
+
 ScopeGuard::ScopeGuard(MPI_Comm comm, int& argc, char* argv[], const DeviceBinding& binding) {
   (void)comm;
   (void)binding;

@@ -34,6 +34,9 @@ struct DeviceBinding {
 int node_local_rank(MPI_Comm comm);
 /// Number of ranks of `comm` on this rank's node (collective).
 int node_local_size(MPI_Comm comm);
+/// The lowest rank of `comm` on this rank's node: equal on two ranks exactly when they share a
+/// node (collective).
+int node_leader(MPI_Comm comm);
 
 /// The GPU of the rank `local_rank` of `local_ranks` on a node with `devices` GPUs: its local
 /// rank, or round-robin when `share` allows several ranks per GPU. Error when the ranks
