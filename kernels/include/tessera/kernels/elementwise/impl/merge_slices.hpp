@@ -151,8 +151,8 @@ inline constexpr std::int64_t kOnePassMaxEntries = std::int64_t{1} << 19;
 /// Bytes up to which device spaces size each of C's arrays for nnz(A) + nnz(B) entries before
 /// counting, so that the count, the scan and the writes are queued back to back and the host
 /// waits once, for nnz(C) at the end, instead of between the count and the writes: small calls
-/// are all fixed cost. Larger arrays are allocated only once nnz(C) is known, since past about
-/// 1 MiB the CUDA allocator maps fresh memory for each allocation, which costs more than the wait.
+/// are all fixed cost. Larger arrays are allocated only once nnz(C) is known: C keeps at most
+/// 1 MiB per array it does not need, and larger allocations cost more than the wait they save.
 inline constexpr std::int64_t kSizedAheadMaxBytes = std::int64_t{1} << 20;
 
 /// C with A's shape and encoding: coordinate c of a slice is kept by Kind (and, with drop_zeros,
