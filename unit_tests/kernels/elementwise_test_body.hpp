@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -202,6 +203,27 @@ TYPED_TEST(Elementwise, AHandleReusesThePatternForNewValues) {
   EXPECT_THROW(tessera::add(TypeParam(), 1.0, A, 1.0,
                             tessera::from_coo<double, CSR, TypeParam>(tessera_test::random_coo({300, 201}, 10, 34))),
                tessera::ShapeError);
+}
+
+// A values-only result shares the kept pattern's arrays: it must keep them alive after the
+// handle and the first result are gone, while later calls take and return memory (on the GPU
+// the arrays come from the scratch pool, which would hand freed blocks to the next calls).
+TYPED_TEST(Elementwise, AValuesOnlyResultOutlivesItsHandle) {
+  const HostCoo<double> a = tessera_test::random_coo({400, 300}, 6000, 35), b = tessera_test::random_coo({400, 300}, 5000, 36);
+  const auto A = tessera::from_coo<double, CSR, TypeParam>(a);
+  const auto B = tessera::from_coo<double, CSR, TypeParam>(b);
+  std::optional<tessera::Tensor<double, CSR, TypeParam>> second;
+  {
+    tessera::ElementwiseHandle handle;
+    const auto first = tessera::add(TypeParam(), 1.0, A, 1.0, B, handle);
+    second.emplace(tessera::add(TypeParam(), 2.0, A, -1.0, B, handle));
+  }
+  const Entries want = entries_of(tessera::add(TypeParam(), 2.0, A, -1.0, B));
+  for (int churn = 0; churn < 4; ++churn) {
+    const auto other = tessera::add(TypeParam(), 1.0, B, 3.0, B);
+    Kokkos::fence();
+  }
+  EXPECT_EQ(entries_of(*second), want);
 }
 
 TYPED_TEST(Elementwise, ScalingAndDiagonalMatrices) {

@@ -18,6 +18,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/tensor.hpp"
 #include "tessera/formats/assembly/parallel.hpp"
+#include "tessera/formats/assembly/result_arrays.hpp"
 #include "tessera/kernels/elementwise/impl/merge_row_blocks.hpp"
 
 namespace tessera::kernels::impl {
@@ -151,8 +152,8 @@ inline constexpr std::int64_t kOnePassMaxEntries = std::int64_t{1} << 19;
 /// Bytes up to which device spaces size each of C's arrays for nnz(A) + nnz(B) entries before
 /// counting, so that the count, the scan and the writes are queued back to back and the host
 /// waits once, for nnz(C) at the end, instead of between the count and the writes: small calls
-/// are all fixed cost. Larger arrays are allocated only once nnz(C) is known: C keeps at most
-/// 1 MiB per array it does not need, and larger allocations cost more than the wait they save.
+/// are all fixed cost. Larger arrays are allocated once nnz(C) is known, so that C holds at most
+/// 1 MiB per array it does not need.
 inline constexpr std::int64_t kSizedAheadMaxBytes = std::int64_t{1} << 20;
 
 /// C with A's shape and encoding: coordinate c of a slice is kept by Kind (and, with drop_zeros,
@@ -177,9 +178,11 @@ Tensor<T, Enc, Space> merge_slices(const Space& space, const Tensor<T, Enc, Spac
   constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
   const bool by_blocks = !host && !drop_zeros;
   const RowBlocks blocks = RowBlocks::of(space, slices, A.nnz() + B.nnz());
+  tessera::detail::ResultArrays<Space> arrays(space);
   typename Tens::Storage c;
   if (pattern) {
     c.levels = pattern->decompose().levels;
+    arrays.share_arrays_of(*pattern);
   } else {
     // At most nnz(A) + nnz(B) entries: where that passes the offset type, C might too.
     if (A.nnz() + B.nnz() > static_cast<std::int64_t>(std::numeric_limits<Offset>::max()))
@@ -190,16 +193,15 @@ Tensor<T, Enc, Space> merge_slices(const Space& space, const Tensor<T, Enc, Spac
     if constexpr (host)
       if (A.nnz() + B.nnz() <= kOnePassMaxEntries) return merge_slices_one_pass(space, A, B, combine, keep);
     if (by_blocks) {
-      c.levels[1].pos = tessera::detail::uninitialized_view<typename Tens::pos_view>("tessera::elementwise pos",
-                                                                                     slices + 1);
+      c.levels[1].pos = arrays.template take<typename Tens::pos_view>("tessera::elementwise pos", slices + 1);
       const auto pos_c = c.levels[1].pos;
       const std::int64_t bound = A.nnz() + B.nnz();
       const bool sized_ahead =
           bound * static_cast<std::int64_t>(std::max(sizeof(T), sizeof(typename Enc::ordinal_type))) <=
           kSizedAheadMaxBytes;
       if (sized_ahead) {
-        c.levels[1].crd = tessera::detail::uninitialized_view<typename Tens::crd_view>("tessera::elementwise crd", bound);
-        c.vals = tessera::detail::uninitialized_view<typename Tens::vals_view>("tessera::elementwise vals", bound);
+        c.levels[1].crd = arrays.template take<typename Tens::crd_view>("tessera::elementwise crd", bound);
+        c.vals = arrays.template take<typename Tens::vals_view>("tessera::elementwise vals", bound);
       }
       count_row_blocks<Kind == MergeKind::Union>(space, blocks, pos_a, crd_a, pos_b, crd_b, pos_c);
       tessera::detail::counts_to_offsets(space, pos_c, slices);
@@ -211,7 +213,7 @@ Tensor<T, Enc, Space> merge_slices(const Space& space, const Tensor<T, Enc, Spac
         const auto first = Kokkos::make_pair(std::int64_t{0}, static_cast<std::int64_t>(entries));
         c.levels[1].crd = Kokkos::subview(c.levels[1].crd, first);
         c.vals = Kokkos::subview(c.vals, first);
-        return Tens(A.shape(), std::move(c));
+        return Tens(A.shape(), std::move(c), arrays.owner());
       }
     } else {
       c.levels[1].pos = tessera::detail::offsets_of<Offset, Space>(
@@ -230,9 +232,9 @@ Tensor<T, Enc, Space> merge_slices(const Space& space, const Tensor<T, Enc, Spac
   Offset entries = pattern ? static_cast<Offset>(pattern->nnz()) : 0;
   if (!pattern) {
     Kokkos::deep_copy(Kokkos::View<Offset, Kokkos::HostSpace>(&entries), Kokkos::subview(pos_c, slices));
-    c.levels[1].crd = tessera::detail::uninitialized_view<typename Tens::crd_view>("tessera::elementwise crd", entries);
+    c.levels[1].crd = arrays.template take<typename Tens::crd_view>("tessera::elementwise crd", entries);
   }
-  c.vals = tessera::detail::uninitialized_view<typename Tens::vals_view>("tessera::elementwise vals", entries);
+  c.vals = arrays.template take<typename Tens::vals_view>("tessera::elementwise vals", entries);
   const auto crd_c = c.levels[1].crd;
   const auto vals_c = c.vals;
   const bool values_only = pattern != nullptr;
@@ -245,7 +247,7 @@ Tensor<T, Enc, Space> merge_slices(const Space& space, const Tensor<T, Enc, Spac
           write_merged(pos_a(s), pos_a(s + 1), pos_b(s), pos_b(s + 1), crd_a, vals_a, crd_b, vals_b, combine, keep,
                        crd_c, vals_c, pos_c(s), values_only);
         });
-  return Tens(A.shape(), std::move(c));
+  return Tens(A.shape(), std::move(c), arrays.owner());
 }
 
 }  // namespace tessera::kernels::impl
