@@ -1,13 +1,16 @@
 #pragma once
 /// \file
-/// tessera::mttkrp<Policy, OutEnc>(B, C, D) — SpMTTKRP on a host execution space:
+/// tessera::mttkrp<Policy, OutEnc>(B, C, D) — SpMTTKRP with a sparse result:
 /// \code{.unparsed}
 ///   A(i,j) = sum_{k,l} B(k,l,i) * C(k,j) * D(l,j)
 /// \endcode
 /// B: CSF<3> (K x L x I, levels k, l, i); C (K x J), D (L x J): CSR-like or Dense<2>.
 /// A is produced through the workspace `Policy` in OutEnc (CSR or any two-level
 /// compressed matrix encoding with row order, or COO). For CP-ALS on a tensor X,
-/// pass X with the target mode moved last.
+/// pass X with the target mode moved last. Host spaces walk B's fibers with per-thread
+/// workspaces; Kokkos::Cuda meets the factor rows of each fiber and multiplies by SpGEMM's device
+/// workspaces (cuda/mttkrp_sparse_cuda.hpp; policies Auto, Hash, Dense). For dense factors and a
+/// dense result see mttkrp_dense.hpp.
 #include <type_traits>
 
 #include <Kokkos_Core.hpp>
@@ -15,6 +18,7 @@
 #include "tessera/core/tensor.hpp"
 #include "tessera/formats/encoding.hpp"
 #include "tessera/kernels/common/checks.hpp"
+#include "tessera/kernels/mttkrp/cuda/mttkrp_sparse_cuda.hpp"
 #include "tessera/kernels/mttkrp/impl/mttkrp_impl.hpp"
 #include "tessera/workspace/policies.hpp"
 

@@ -1,7 +1,7 @@
 #pragma once
 // The host implementation of tessera::mttkrp (the primary template of MttkrpImpl): fibers of
-// the CSF tensor accumulated through the workspace policy. Kokkos::Cuda has no specialization
-// yet: the primary template refuses device spaces.
+// the CSF tensor accumulated through the workspace policy. Kokkos::Cuda has its specialization
+// in cuda/mttkrp_sparse_cuda.hpp; the primary template refuses other device spaces.
 #include <algorithm>
 #include <cstdint>
 #include <string>
