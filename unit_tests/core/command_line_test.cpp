@@ -113,6 +113,12 @@ TEST(CommandLine, NamesTheOptionOfEveryError) {
   };
   EXPECT_EQ(walk_error({"--pattern", "8:32:64"}, triple), "");
   EXPECT_EQ(walk_error({"--pattern", "8:3x:64"}, triple), "--pattern wants an integer, got '3x'");
+  auto reals = [](tessera::CommandLine& cl) {
+    if (cl.double_list() != std::vector<double>{0.25, 1.0, 1e-3}) throw tessera::Error("wrong values");
+  };
+  EXPECT_EQ(walk_error({"--density", "0.25,1,1e-3"}, reals), "");
+  EXPECT_EQ(walk_error({"--density", "0.25,,1"}, reals), "--density wants a number, got ''");
+  EXPECT_EQ(walk_error({"--density", "0.25,x"}, reals), "--density wants a number, got 'x'");
 }
 
 TEST(CommandLine, TakesOnePositionalArgument) {

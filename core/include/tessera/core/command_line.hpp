@@ -136,17 +136,26 @@ class CommandLine {
   double double_value() { return parse_real(text(), arg_); }
   /// A list of integers split by `separator` ("32,64,128", "8:32:32"); an empty item is an error.
   std::vector<std::int64_t> int64_list(char separator = ',') {
+    return list_of<std::int64_t>(separator, [&](const std::string& item) { return parse_integer(item, arg_); });
+  }
+  /// A list of reals split by `separator` ("0.25,1"); an empty item is an error.
+  std::vector<double> double_list(char separator = ',') {
+    return list_of<double>(separator, [&](const std::string& item) { return parse_real(item, arg_); });
+  }
+
+ private:
+  template <class V, class Parse>
+  std::vector<V> list_of(char separator, Parse&& parse) {
     const std::string v = text();
-    std::vector<std::int64_t> out;
+    std::vector<V> out;
     for (std::size_t from = 0;;) {
       const std::size_t end = v.find(separator, from);
-      out.push_back(parse_integer(v.substr(from, end - from), arg_));
+      out.push_back(parse(v.substr(from, end - from)));
       if (end == std::string::npos) return out;
       from = end + 1;
     }
   }
 
- private:
   int argc_;
   char** argv_;
   std::string usage_;
