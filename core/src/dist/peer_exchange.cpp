@@ -123,7 +123,6 @@ bool PeerExchange::open_events() {
     check(cudaEventCreateWithFlags(&packed_, flags), "cudaEventCreateWithFlags");
     check(cudaEventCreateWithFlags(&copied_, flags), "cudaEventCreateWithFlags");
     check(cudaEventCreateWithFlags(&ghosts_read_, cudaEventDisableTiming), "cudaEventCreateWithFlags");
-    check(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     check(cudaIpcGetEventHandle(&packed, packed_), "cudaIpcGetEventHandle");
     check(cudaIpcGetEventHandle(&copied, copied_), "cudaIpcGetEventHandle");
   } catch (const CudaError&) {
@@ -135,7 +134,9 @@ bool PeerExchange::open_events() {
               plan_->recv_ranks, received);
   sources_.assign(plan_->recv_ranks.size(), Source{});
   for (std::size_t q = 0; q < received.size(); ++q)
-    ok = ok && received[q].ok && cudaIpcOpenEventHandle(&sources_[q].packed, received[q].handle) == cudaSuccess;
+    ok = ok && received[q].ok && cudaIpcOpenEventHandle(&sources_[q].packed, received[q].handle) == cudaSuccess &&
+         cudaStreamCreateWithFlags(&sources_[q].stream, cudaStreamNonBlocking) == cudaSuccess &&
+         cudaEventCreateWithFlags(&sources_[q].copied, cudaEventDisableTiming) == cudaSuccess;
   swap_offers(comm_, plan_->recv_ranks, std::vector<EventOffer>(plan_->recv_ranks.size(), {ok, copied, 0}),
               plan_->send_ranks, received);
   receivers_copied_.assign(plan_->send_ranks.size(), nullptr);
@@ -207,16 +208,22 @@ void PeerExchange::after_pack(cudaStream_t stream) {
 void PeerExchange::receive(void* ghosts, cudaStream_t stream) {
   wait_all(packed_notes_);
   if (sources_.empty()) return;
-  check(cudaStreamWaitEvent(side_, ghosts_read_, 0), "cudaStreamWaitEvent");
+  // One stream per sender, so that the copies from several GPUs use their links at once; the
+  // first sender's stream then waits for the others and marks them all copied.
+  const cudaStream_t joined = sources_.front().stream;
   for (std::size_t q = 0; q < sources_.size(); ++q) {
     const Source& source = sources_[q];
     const std::int64_t first = plan_->recv_offsets[q], rows = plan_->recv_offsets[q + 1] - first;
-    check(cudaStreamWaitEvent(side_, source.packed, 0), "cudaStreamWaitEvent");
+    check(cudaStreamWaitEvent(source.stream, ghosts_read_, 0), "cudaStreamWaitEvent");
+    check(cudaStreamWaitEvent(source.stream, source.packed, 0), "cudaStreamWaitEvent");
     check(cudaMemcpyAsync(static_cast<char*>(ghosts) + first * row_bytes_, source.buffer + source.row_offset * row_bytes_,
-                          rows * row_bytes_, cudaMemcpyDeviceToDevice, side_),
+                          rows * row_bytes_, cudaMemcpyDeviceToDevice, source.stream),
           "cudaMemcpyAsync");
+    if (q == 0) continue;
+    check(cudaEventRecord(source.copied, source.stream), "cudaEventRecord");
+    check(cudaStreamWaitEvent(joined, source.copied, 0), "cudaStreamWaitEvent");
   }
-  check(cudaEventRecord(copied_, side_), "cudaEventRecord");
+  check(cudaEventRecord(copied_, joined), "cudaEventRecord");
   copies_recorded_ = true;
   check(cudaStreamWaitEvent(stream, copied_, 0), "cudaStreamWaitEvent");
   for (const int rank : plan_->recv_ranks)
@@ -258,13 +265,15 @@ PeerExchange::~PeerExchange() {
   }
   if (copies_recorded_) cudaEventSynchronize(copied_);
   release_sources();
-  for (Source& source : sources_)
-    if (source.packed) cudaEventDestroy(source.packed);
+  for (Source& source : sources_) {
+    for (cudaEvent_t event : {source.packed, source.copied})
+      if (event) cudaEventDestroy(event);
+    if (source.stream) cudaStreamDestroy(source.stream);
+  }
   for (cudaEvent_t copied : receivers_copied_)
     if (copied) cudaEventDestroy(copied);
   for (cudaEvent_t event : {packed_, copied_, ghosts_read_})
     if (event) cudaEventDestroy(event);
-  if (side_) cudaStreamDestroy(side_);
   if (send_) cudaFree(send_);
 }
 

@@ -3,10 +3,10 @@
 /// PeerExchange: the halo's transport between GPUs of one node through CUDA IPC (built with CUDA
 /// only). Each rank exports its send buffer and two interprocess events to its neighbours; a
 /// receiver copies its ghost rows straight out of each sender's send buffer (peer copies over
-/// NVLink or PCIe, on a side stream, so they overlap the interior work queued before them). MPI
-/// carries two empty notes per neighbour and call: "packed" (sender to receiver) and "copied"
-/// (receiver to sender; the next pack waits on the GPU for the copies). The host never waits for
-/// the GPU in a call.
+/// NVLink or PCIe, on one side stream per sender, so that they overlap the interior work queued
+/// before them and each other). MPI carries two empty notes per neighbour and call: "packed"
+/// (sender to receiver) and "copied" (receiver to sender; the next pack waits on the GPU for the
+/// copies). The host never waits for the GPU in a call.
 #include <mpi.h>
 
 #include <cuda_runtime_api.h>
@@ -52,6 +52,8 @@ class PeerExchange {
     char* buffer = nullptr;           ///< the sender's send buffer, opened
     std::int64_t row_offset = 0;      ///< first row of ours in it
     cudaEvent_t packed = nullptr;     ///< the sender's "packed" event, opened
+    cudaStream_t stream = nullptr;    ///< where its rows are copied: the senders' copies run side by side
+    cudaEvent_t copied = nullptr;     ///< its copy done (local; the first sender's stream waits on the others')
   };
 
   PeerExchange(MPI_Comm comm, std::shared_ptr<const ImportPlan> plan);
@@ -67,7 +69,6 @@ class PeerExchange {
   char* send_ = nullptr;
   cudaEvent_t packed_ = nullptr, copied_ = nullptr;  ///< ours, exported
   cudaEvent_t ghosts_read_ = nullptr;                ///< the last call's ghosts read by the caller's stream
-  cudaStream_t side_ = nullptr;                      ///< where the copies run
   std::vector<Source> sources_;                      ///< one per plan_->recv_ranks
   std::vector<cudaEvent_t> receivers_copied_;        ///< the receivers' "copied" events, one per plan_->send_ranks
   std::vector<MPI_Request> packed_notes_, copied_notes_, notes_out_;
