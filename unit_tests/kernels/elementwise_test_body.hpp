@@ -197,6 +197,10 @@ TYPED_TEST(Elementwise, AHandleReusesThePatternForNewValues) {
   const auto second = tessera::add(TypeParam(), 2.0, A2, 0.5, B2, handle);
   EXPECT_EQ(second.level(1).crd.data(), first.level(1).crd.data());
   EXPECT_EQ(entries_of(second), entries_of(tessera::add(TypeParam(), 2.0, A2, 0.5, B2)));
+  tessera::ElementwiseHandle product;
+  (void)tessera::multiply_elementwise(TypeParam(), A, B, product);
+  EXPECT_EQ(entries_of(tessera::multiply_elementwise(TypeParam(), A2, B2, product)),
+            entries_of(tessera::multiply_elementwise(TypeParam(), A2, B2)));
   // Another pattern through the same handle is refused.
   const auto C = tessera::from_coo<double, CSR, TypeParam>(tessera_test::random_coo({300, 200}, 3000, 33));
   EXPECT_THROW(tessera::add(TypeParam(), 1.0, C, 1.0, B, handle), tessera::ShapeError);

@@ -23,6 +23,7 @@
 #include "tessera/kernels/common/profiling_region.hpp"
 #include "tessera/kernels/elementwise/elementwise_handle.hpp"
 #include "tessera/kernels/elementwise/impl/merge_slices.hpp"
+#include "tessera/kernels/elementwise/impl/value_sources.hpp"
 
 namespace tessera {
 namespace kernels::detail {
@@ -51,13 +52,13 @@ Tensor<T, Enc, Space> run_elementwise(const char* family, const char* variant, c
   const auto& b = B.decompose();
   bind_handle(space, kernel, handle, {A.extent(0), A.extent(1)}, A.nnz() + B.nnz(), a.levels[1].pos,
               a.levels[1].crd, b.levels[1].pos, b.levels[1].crd);
-  using Result = Tensor<T, Enc, Space>;
+  using Sources = impl::ValueSources<T, Enc, Space>;
   const bool drop = handle.options().drop_zeros;
   const ProfilingRegion profiling_region(region_name<T>(family, variant));
-  if (const Result* pattern = drop ? nullptr : handle.state().get<Result>())
-    return impl::merge_slices<Kind>(space, A, B, combine, false, pattern);
-  Result C = impl::merge_slices<Kind>(space, A, B, combine, drop);
-  if (!drop && !handle.binding().single_call()) handle.state().emplace(C);
+  if (const Sources* kept = drop ? nullptr : handle.state().get<Sources>())
+    return impl::gather_values(space, A, B, combine, *kept);
+  Tensor<T, Enc, Space> C = impl::merge_slices<Kind>(space, A, B, combine, drop);
+  if (!drop && !handle.binding().single_call()) handle.state().emplace(impl::value_sources(space, A, B, C));
   return C;
 }
 

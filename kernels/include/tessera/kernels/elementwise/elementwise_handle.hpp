@@ -1,8 +1,9 @@
 #pragma once
 /// \file
 /// Options and handle of the element-wise operations (tessera::add, tessera::multiply_elementwise).
-/// The first call through a handle computes C and keeps its pattern; a later call with operands of
-/// the same patterns (new values) computes only C's values, into that pattern.
+/// The first call through a handle computes C and keeps its pattern with, for each of C's entries,
+/// its position in A and in B (two offsets per entry); a later call with operands of the same
+/// patterns (new values) only gathers C's values, into that pattern.
 #include "tessera/kernels/common/basic_handle.hpp"
 
 namespace tessera {

@@ -153,15 +153,14 @@ void count_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& po
       });
 }
 
-/// Writes the slices of C from positions pos_c (coordinates too unless `values_only`): A's entries
+/// Writes the slices of C from positions pos_c: A's entries
 /// (the union) or those matched in B (the intersection) with combine(a, b or 0), and B's unmatched
 /// entries with combine(0, b) (the union).
 template <bool Union, class Space, class Pos, class Crd, class Vals, class OutPos, class OutCrd, class OutVals,
           class Combine>
 void write_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& pos_a, const Crd& crd_a,
                       const Vals& vals_a, const Pos& pos_b, const Crd& crd_b, const Vals& vals_b,
-                      const Combine& combine, const OutPos& pos_c, const OutCrd& crd_c, const OutVals& vals_c,
-                      bool values_only) {
+                      const Combine& combine, const OutPos& pos_c, const OutCrd& crd_c, const OutVals& vals_c) {
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
   using Scratch = BlockScratch<Space, typename Pos::non_const_value_type>;
   using T = typename OutVals::non_const_value_type;
@@ -171,7 +170,7 @@ void write_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& po
       KOKKOS_LAMBDA(const Member& member, const std::int64_t s0, const std::int64_t n, const Scratch& scratch) {
         const auto a = scratch.pos_a, b = scratch.pos_b;
         const auto put = [&](std::int64_t e, Ordinal coordinate, T v) {
-          if (!values_only) crd_c(e) = coordinate;
+          crd_c(e) = coordinate;
           vals_c(e) = v;
         };
         walk_block(member, scratch, n, a, crd_a, b, crd_b,

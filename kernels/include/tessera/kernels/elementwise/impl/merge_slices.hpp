@@ -5,8 +5,8 @@
 /// duplicates, in the operands' own space, in two passes (count, then write). On a device a team
 /// takes a block of slices (merge_row_blocks.hpp), or a thread a slice where zeros are dropped; on
 /// host spaces a thread takes a slice, and small operands are merged in one pass over chunks of
-/// slices into scratch, each chunk's block then copied into place. Given C's pattern from an
-/// earlier call, only the values are written.
+/// slices into scratch, each chunk's block then copied into place. (A handle's values-only calls
+/// gather instead: value_sources.hpp.)
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -44,20 +44,20 @@ KOKKOS_INLINE_FUNCTION void walk_slices(std::int64_t p, std::int64_t p_end, std:
 }
 
 /// Writes the entries of one merged slice that `keep(v, in_a, in_b)` accepts, from position e
-/// on (coordinates too unless `values_only`); returns the position after the last.
+/// on; returns the position after the last.
 template <class Crd, class Vals, class OutCrd, class OutVals, class Combine, class Keep>
 KOKKOS_INLINE_FUNCTION std::int64_t write_merged(std::int64_t p, std::int64_t p_end, std::int64_t q,
                                                  std::int64_t q_end, const Crd& crd_a, const Vals& vals_a,
                                                  const Crd& crd_b, const Vals& vals_b, const Combine& combine,
                                                  const Keep& keep, const OutCrd& crd_c, const OutVals& vals_c,
-                                                 std::int64_t e, bool values_only) {
+                                                 std::int64_t e) {
   using T = typename Vals::non_const_value_type;
   using Ordinal = typename OutCrd::non_const_value_type;
   walk_slices(p, p_end, q, q_end, crd_a, vals_a, crd_b, vals_b,
               [&](std::int64_t coordinate, T x, T y, bool in_a, bool in_b) {
                 const T v = combine(x, y);
                 if (!keep(v, in_a, in_b)) return;
-                if (!values_only) crd_c(e) = static_cast<Ordinal>(coordinate);
+                crd_c(e) = static_cast<Ordinal>(coordinate);
                 vals_c(e++) = v;
               });
   return e;
@@ -125,7 +125,7 @@ Tensor<T, Enc, Space> merge_slices_one_pass(const Space& space, const Tensor<T, 
     for (std::int64_t s = first[k]; s < first[k + 1]; ++s) {
       const std::int64_t slice_start = e;
       e = write_merged(pos_a(s), pos_a(s + 1), pos_b(s), pos_b(s + 1), crd_a, vals_a, crd_b, vals_b, combine, keep,
-                       scratch_crd, scratch_vals, e, false);
+                       scratch_crd, scratch_vals, e);
       pos_c(s) = static_cast<Offset>(e - slice_start);  // a length until the scan below
     }
     length[k] = e - start;
@@ -157,12 +157,10 @@ inline constexpr std::int64_t kOnePassMaxEntries = std::int64_t{1} << 19;
 inline constexpr std::int64_t kSizedAheadMaxBytes = std::int64_t{1} << 20;
 
 /// C with A's shape and encoding: coordinate c of a slice is kept by Kind (and, with drop_zeros,
-/// where combine(a, b) != 0), its value combine(a, b). With `pattern` (a C of an earlier call,
-/// computed without drop_zeros), C shares its pattern and only the values are computed.
+/// where combine(a, b) != 0), its value combine(a, b).
 template <MergeKind Kind, class T, class Enc, class Space, class Combine>
 Tensor<T, Enc, Space> merge_slices(const Space& space, const Tensor<T, Enc, Space>& A, const Tensor<T, Enc, Space>& B,
-                                   const Combine& combine, bool drop_zeros,
-                                   const Tensor<T, Enc, Space>* pattern = nullptr) {
+                                   const Combine& combine, bool drop_zeros) {
   using Tens = Tensor<T, Enc, Space>;
   using Offset = typename Enc::offset_type;
   using Policy = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
@@ -180,72 +178,64 @@ Tensor<T, Enc, Space> merge_slices(const Space& space, const Tensor<T, Enc, Spac
   const RowBlocks blocks = RowBlocks::of(space, slices, A.nnz() + B.nnz());
   tessera::detail::ResultArrays<Space> arrays(space);
   typename Tens::Storage c;
-  if (pattern) {
-    c.levels = pattern->decompose().levels;
-    arrays.share_arrays_of(*pattern);
-  } else {
-    // At most nnz(A) + nnz(B) entries: where that passes the offset type, C might too.
-    if (A.nnz() + B.nnz() > static_cast<std::int64_t>(std::numeric_limits<Offset>::max()))
-      throw OverflowError("element-wise: " + std::to_string(A.nnz()) + " + " + std::to_string(B.nnz()) +
-                          " entries may pass the encoding's offset type; use 64-bit offsets");
-    // One pass while its scratch stays in cache; past that, faulting in the scratch's fresh pages
-    // costs more than the counting pass it saves.
-    if constexpr (host)
-      if (A.nnz() + B.nnz() <= kOnePassMaxEntries) return merge_slices_one_pass(space, A, B, combine, keep);
-    if (by_blocks) {
-      c.levels[1].pos = arrays.template take<typename Tens::pos_view>("tessera::elementwise pos", slices + 1);
-      const auto pos_c = c.levels[1].pos;
-      const std::int64_t bound = A.nnz() + B.nnz();
-      const bool sized_ahead =
-          bound * static_cast<std::int64_t>(std::max(sizeof(T), sizeof(typename Enc::ordinal_type))) <=
-          kSizedAheadMaxBytes;
-      if (sized_ahead) {
-        c.levels[1].crd = arrays.template take<typename Tens::crd_view>("tessera::elementwise crd", bound);
-        c.vals = arrays.template take<typename Tens::vals_view>("tessera::elementwise vals", bound);
-      }
-      count_row_blocks<Kind == MergeKind::Union>(space, blocks, pos_a, crd_a, pos_b, crd_b, pos_c);
-      tessera::detail::counts_to_offsets(space, pos_c, slices);
-      if (sized_ahead) {
-        write_row_blocks<Kind == MergeKind::Union>(space, blocks, pos_a, crd_a, vals_a, pos_b, crd_b, vals_b, combine,
-                                                   pos_c, c.levels[1].crd, c.vals, false);
-        Offset entries = 0;
-        Kokkos::deep_copy(Kokkos::View<Offset, Kokkos::HostSpace>(&entries), Kokkos::subview(pos_c, slices));
-        const auto first = Kokkos::make_pair(std::int64_t{0}, static_cast<std::int64_t>(entries));
-        c.levels[1].crd = Kokkos::subview(c.levels[1].crd, first);
-        c.vals = Kokkos::subview(c.vals, first);
-        return Tens(A.shape(), std::move(c), arrays.owner());
-      }
-    } else {
-      c.levels[1].pos = tessera::detail::offsets_of<Offset, Space>(
-          "tessera::elementwise pos", slices, KOKKOS_LAMBDA(std::int64_t s) {
-            if (!drop_zeros) return count_merged<Kind>(pos_a(s), pos_a(s + 1), pos_b(s), pos_b(s + 1), crd_a, crd_b);
-            std::int64_t count = 0;
-            walk_slices(pos_a(s), pos_a(s + 1), pos_b(s), pos_b(s + 1), crd_a, vals_a, crd_b, vals_b,
-                        [&](std::int64_t, T x, T y, bool in_a, bool in_b) {
-                          count += keep(combine(x, y), in_a, in_b);
-                        });
-            return count;
-          });
+  // At most nnz(A) + nnz(B) entries: where that passes the offset type, C might too.
+  if (A.nnz() + B.nnz() > static_cast<std::int64_t>(std::numeric_limits<Offset>::max()))
+    throw OverflowError("element-wise: " + std::to_string(A.nnz()) + " + " + std::to_string(B.nnz()) +
+                        " entries may pass the encoding's offset type; use 64-bit offsets");
+  // One pass while its scratch stays in cache; past that, faulting in the scratch's fresh pages
+  // costs more than the counting pass it saves.
+  if constexpr (host)
+    if (A.nnz() + B.nnz() <= kOnePassMaxEntries) return merge_slices_one_pass(space, A, B, combine, keep);
+  if (by_blocks) {
+    c.levels[1].pos = arrays.template take<typename Tens::pos_view>("tessera::elementwise pos", slices + 1);
+    const auto pos_c = c.levels[1].pos;
+    const std::int64_t bound = A.nnz() + B.nnz();
+    const bool sized_ahead =
+        bound * static_cast<std::int64_t>(std::max(sizeof(T), sizeof(typename Enc::ordinal_type))) <=
+        kSizedAheadMaxBytes;
+    if (sized_ahead) {
+      c.levels[1].crd = arrays.template take<typename Tens::crd_view>("tessera::elementwise crd", bound);
+      c.vals = arrays.template take<typename Tens::vals_view>("tessera::elementwise vals", bound);
     }
+    count_row_blocks<Kind == MergeKind::Union>(space, blocks, pos_a, crd_a, pos_b, crd_b, pos_c);
+    tessera::detail::counts_to_offsets(space, pos_c, slices);
+    if (sized_ahead) {
+      write_row_blocks<Kind == MergeKind::Union>(space, blocks, pos_a, crd_a, vals_a, pos_b, crd_b, vals_b, combine,
+                                                 pos_c, c.levels[1].crd, c.vals);
+      Offset entries = 0;
+      Kokkos::deep_copy(Kokkos::View<Offset, Kokkos::HostSpace>(&entries), Kokkos::subview(pos_c, slices));
+      const auto first = Kokkos::make_pair(std::int64_t{0}, static_cast<std::int64_t>(entries));
+      c.levels[1].crd = Kokkos::subview(c.levels[1].crd, first);
+      c.vals = Kokkos::subview(c.vals, first);
+      return Tens(A.shape(), std::move(c), arrays.owner());
+    }
+  } else {
+    c.levels[1].pos = tessera::detail::offsets_of<Offset, Space>(
+        "tessera::elementwise pos", slices, KOKKOS_LAMBDA(std::int64_t s) {
+          if (!drop_zeros) return count_merged<Kind>(pos_a(s), pos_a(s + 1), pos_b(s), pos_b(s + 1), crd_a, crd_b);
+          std::int64_t count = 0;
+          walk_slices(pos_a(s), pos_a(s + 1), pos_b(s), pos_b(s + 1), crd_a, vals_a, crd_b, vals_b,
+                      [&](std::int64_t, T x, T y, bool in_a, bool in_b) {
+                        count += keep(combine(x, y), in_a, in_b);
+                      });
+          return count;
+        });
   }
   const auto pos_c = c.levels[1].pos;
-  Offset entries = pattern ? static_cast<Offset>(pattern->nnz()) : 0;
-  if (!pattern) {
-    Kokkos::deep_copy(Kokkos::View<Offset, Kokkos::HostSpace>(&entries), Kokkos::subview(pos_c, slices));
-    c.levels[1].crd = arrays.template take<typename Tens::crd_view>("tessera::elementwise crd", entries);
-  }
+  Offset entries = 0;
+  Kokkos::deep_copy(Kokkos::View<Offset, Kokkos::HostSpace>(&entries), Kokkos::subview(pos_c, slices));
+  c.levels[1].crd = arrays.template take<typename Tens::crd_view>("tessera::elementwise crd", entries);
   c.vals = arrays.template take<typename Tens::vals_view>("tessera::elementwise vals", entries);
   const auto crd_c = c.levels[1].crd;
   const auto vals_c = c.vals;
-  const bool values_only = pattern != nullptr;
   if (by_blocks)
     write_row_blocks<Kind == MergeKind::Union>(space, blocks, pos_a, crd_a, vals_a, pos_b, crd_b, vals_b, combine,
-                                               pos_c, crd_c, vals_c, values_only);
+                                               pos_c, crd_c, vals_c);
   else
     Kokkos::parallel_for(
         "tessera::elementwise", Policy(space, 0, slices), KOKKOS_LAMBDA(const std::int64_t s) {
           write_merged(pos_a(s), pos_a(s + 1), pos_b(s), pos_b(s + 1), crd_a, vals_a, crd_b, vals_b, combine, keep,
-                       crd_c, vals_c, pos_c(s), values_only);
+                       crd_c, vals_c, pos_c(s));
         });
   return Tens(A.shape(), std::move(c), arrays.owner());
 }

@@ -81,7 +81,7 @@ Tensor<T, CSR, Space> fiber_factor_rows(const Space& space, const Tensor<T, CSF<
       KOKKOS_LAMBDA(const std::int64_t f) {
         const std::int64_t k = c_row(f), l = crd_l(f);
         write_merged(pos_c(k), pos_c(k + 1), pos_d(l), pos_d(l + 1), crd_c, vals_c, crd_d, vals_d, product, both,
-                     crd_r, vals_r, pos_r(f), false);
+                     crd_r, vals_r, pos_r(f));
       });
   return Csr({fibers, J}, std::move(r));
 }
