@@ -4,7 +4,7 @@
 /// row-distributed dense multivectors B (A.cols() blocks) and C (A.rows() blocks).
 /// Same scheme as dist::spmv: the halo exchange of B's ghost rows overlaps the
 /// diagonal block's product; the off-diagonal block (boundary rows only) then adds
-/// its part. Each local product is tessera::spmm with the handle's options (so TCA-SpMM on
+/// its part (short boundary rows straight into C, one thread per row and column). Each local product is tessera::spmm with the handle's options (so TCA-SpMM on
 /// Kokkos::Cuda when chosen) and a handle of its own (DistSpmmHandle), except that output_stores Auto is decided here on the
 /// size of all ranks' C together, not of one rank's block: ranks on one machine
 /// share its caches and memory bandwidth.
@@ -72,9 +72,15 @@ void spmm(const Space& space, T alpha, const DistTensor<T, Enc, Space>& A, const
   halo.overlap([&] { tessera::spmm(space, alpha, A.diagonal(), B.local(), beta, C.local(), handle.diagonal()); });
   const auto ghosts = halo.finish(space);
   if (A.off_diagonal().nnz() > 0) {
-    const typename DistMultiVector<T, Space>::view_type t = halo.scratch(A.off_diagonal().extent(0));
-    tessera::spmm(space, alpha, A.off_diagonal(), ghosts, T(0), t, handle.off_diagonal());
-    detail::add_to_rows(space, A.boundary_rows(), t, C.local());
+    // Boundary rows of a few entries (a stencil's, a mesh's) add their products straight into C;
+    // longer ones go through spmm into a block, then onto C's rows.
+    if (A.off_diagonal().nnz() <= detail::kShortBoundaryRow * A.off_diagonal().extent(0)) {
+      detail::add_boundary_block_products(space, alpha, A.off_diagonal(), A.boundary_rows(), ghosts, C.local());
+    } else {
+      const typename DistMultiVector<T, Space>::view_type t = halo.scratch(A.off_diagonal().extent(0));
+      tessera::spmm(space, alpha, A.off_diagonal(), ghosts, T(0), t, handle.off_diagonal());
+      detail::add_to_rows(space, A.boundary_rows(), t, C.local());
+    }
   }
 }
 

@@ -73,7 +73,30 @@ void add_boundary_products(const Space& space, T alpha, const Local& offd, const
       });
 }
 
-// Average entries per boundary row up to which a device adds the boundary products one row per thread.
+// C(rows(r), c) += alpha * (row r of offd) . ghosts(:, c), one thread per row and column (the
+// columns of a row side by side): add_boundary_products for k columns, no temporary block and no
+// second pass over the boundary rows.
+template <class Space, class T, class Local, class RowView, class GhostView, class OutView>
+void add_boundary_block_products(const Space& space, T alpha, const Local& offd, const RowView& rows,
+                                 const GhostView& ghosts, const OutView& out) {
+  const auto& s = offd.decompose();
+  const auto pos = s.levels[1].pos;
+  const auto crd = s.levels[1].crd;
+  const auto vals = s.vals;
+  const std::int64_t k = static_cast<std::int64_t>(ghosts.extent(1));
+  Kokkos::parallel_for(
+      "tessera::dist::spmm[boundary]",
+      Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, offd.extent(0) * k),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        const std::int64_t r = i / k, c = i % k;
+        T sum = 0;
+        for (auto q = pos(r); q < pos(r + 1); ++q) sum += vals(q) * ghosts(crd(q), c);
+        out(rows(r), c) += alpha * sum;
+      });
+}
+
+// Average entries per boundary row up to which the boundary products are added by one thread per row
+// (dist::spmv on a device) or per row and column (dist::spmm).
 inline constexpr std::int64_t kShortBoundaryRow = 8;
 
 }  // namespace detail
