@@ -3,12 +3,13 @@
 /// SpMTTKRP with sparse factors as two library kernels, for device spaces:
 /// \code{.unparsed}
 ///   R(f, j) = C(k, j) * D(l, j)          for each fiber f = (k, l) of B, on the factors' common columns
-///   A       = Bf^T * R                   Bf (fibers x I): B's leaves by fiber, as stored
+///   A       = Bt * R                     Bt (I x fibers): B's leaves by output row
 /// \endcode
-/// so that A(i, j) = sum_f Bf(f, i) R(f, j) = sum_{k,l} B(k, l, i) C(k, j) D(l, j). R's rows are
+/// so that A(i, j) = sum_f Bt(i, f) R(f, j) = sum_{k,l} B(k, l, i) C(k, j) D(l, j). R's rows are
 /// merged by one thread per fiber (factor rows are short: at most J entries); A is assembled by
-/// SpGEMM's sparse workspaces, so no dense I x J workspace is needed anywhere. Any space runs it;
-/// the host kernels walk the fibers with their own workspaces instead (mttkrp_impl.hpp).
+/// SpGEMM's sparse workspaces over the output rows B has, so no dense I x J workspace, nor an
+/// array of I positions, is needed (unless OutEnc has one). Any space runs it; the host kernels
+/// walk the fibers with their own workspaces instead (mttkrp_impl.hpp).
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -16,12 +17,12 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "tessera/core/device_coo.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/tensor.hpp"
 #include "tessera/formats/assembly/parallel.hpp"
 #include "tessera/formats/convert.hpp"
 #include "tessera/formats/encoding.hpp"
-#include "tessera/kernels/common/host_matrix.hpp"
 #include "tessera/kernels/elementwise/impl/merge_row_blocks.hpp"
 #include "tessera/kernels/elementwise/impl/merge_slices.hpp"
 #include "tessera/kernels/spgemm/spgemm.hpp"
@@ -86,24 +87,55 @@ Tensor<T, CSR, Space> fiber_factor_rows(const Space& space, const Tensor<T, CSF<
   return Csr({fibers, J}, std::move(r));
 }
 
+/// Bt (I x fibers): B's leaves by output row, in DCSR, so that only the rows B has are stored
+/// (I may be far past nnz(B)).
+template <class T, class Space>
+Tensor<T, DCSR, Space> leaves_by_row(const Tensor<T, CSF<3>, Space>& B, std::int64_t fibers) {
+  const auto& b = B.decompose();
+  const auto leaves_of_fiber = b.levels[2].pos;
+  const auto leaf_row = b.levels[2].crd;
+  DeviceCoo<T, Space> leaves;
+  leaves.shape = {B.extent(2), fibers};
+  leaves.coords = tessera::detail::uninitialized_view<typename DeviceCoo<T, Space>::coords_view>(
+      "tessera::mttkrp leaves", B.nnz(), 2);
+  leaves.values = b.vals;
+  const auto coords = leaves.coords;
+  Kokkos::parallel_for(
+      "tessera::mttkrp leaves", tessera::detail::range<Space>(B.nnz()), KOKKOS_LAMBDA(const std::int64_t p) {
+        coords(p, 0) = leaf_row(p);
+        coords(p, 1) = lower_bound(leaves_of_fiber, 0, fibers + 1, p + 1) - 1;  // the fiber holding leaf p
+      });
+  return from_coo<T, DCSR, Space>(leaves);
+}
+
 /// A(i, j) = sum_{k,l} B(k, l, i) C(k, j) D(l, j) through R and SpGEMM (see the file's comment),
-/// SpGEMM accumulating through Policy; A in OutEnc (a two-level compressed encoding, or COO).
+/// SpGEMM accumulating through Policy over the output rows B has; A in OutEnc (any matrix
+/// encoding that from_coo builds).
 template <class Policy, class OutEnc, class T, class EncC, class EncD, class Space>
 Tensor<T, OutEnc, Space> mttkrp_by_spgemm(const Space& space, const Tensor<T, CSF<3>, Space>& B,
                                           const Tensor<T, EncC, Space>& C, const Tensor<T, EncD, Space>& D,
                                           const workspace::Options& options, workspace::Report* report) {
   using Csr = Tensor<T, CSR, Space>;
   const Csr R = fiber_factor_rows(space, B, factor_rows(C), factor_rows(D));
-  const auto& b = B.decompose();
-  typename Csr::Storage leaves;
-  leaves.levels[1].pos = b.levels[2].pos;
-  leaves.levels[1].crd = b.levels[2].crd;
-  leaves.vals = b.vals;
-  const Csr Bf({R.extent(0), B.extent(2)}, std::move(leaves));
-  if constexpr (is_two_level_compressed_v<OutEnc>)
-    return spgemm<Policy, OutEnc>(space, transpose(Bf), R, options, report);
-  else
-    return convert<OutEnc>(spgemm<Policy, CSR>(space, transpose(Bf), R, options, report));
+  const auto Bt = leaves_by_row(B, R.extent(0));
+  const auto& bt = Bt.decompose();
+  const auto rows_of_B = bt.levels[0].crd;
+  // Bt's stored rows as a CSR of those rows alone, times R.
+  typename Csr::Storage stored;
+  stored.levels[1].pos = bt.levels[1].pos;
+  stored.levels[1].crd = bt.levels[1].crd;
+  stored.vals = bt.vals;
+  const Csr P = spgemm<Policy, CSR>(space, Csr({static_cast<std::int64_t>(rows_of_B.extent(0)), R.extent(0)},
+                                               std::move(stored)),
+                                    R, options, report);
+  // P's rows back to B's output rows.
+  DeviceCoo<T, Space> entries = to_device_coo(P);
+  entries.shape = {B.extent(2), C.extent(1)};
+  const auto coords = entries.coords;
+  Kokkos::parallel_for(
+      "tessera::mttkrp rows", tessera::detail::range<Space>(entries.nnz()),
+      KOKKOS_LAMBDA(const std::int64_t n) { coords(n, 0) = rows_of_B(coords(n, 0)); });
+  return from_coo<T, OutEnc, Space>(entries);
 }
 
 }  // namespace tessera::kernels::impl
