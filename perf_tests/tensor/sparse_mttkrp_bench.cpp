@@ -4,7 +4,8 @@
 // Tensors: Last.fm and generated order-3 ones (fibers of uniform or power-law lengths); factors
 // with R columns of which a share (--density) is stored in each row, as a window of consecutive
 // columns that starts at a different column in every row, so that rows of C and D meet on part
-// of their columns. Times are medians of --reps fenced calls.
+// of their columns. Times are medians of --reps fenced calls. --timeline adds one GPU call per
+// case step by step (kokkos_timeline.hpp): where a call's time goes on the host.
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 
 #include "../common/bench_main.hpp"
 #include "../common/fenced_timing.hpp"
+#include "../common/kokkos_timeline.hpp"
 #include "generated_tensors.hpp"
 #include "tensor_bench_options.hpp"
 #include "tessera/core/command_line.hpp"
@@ -35,16 +37,19 @@ using HostSpace = Kokkos::DefaultHostExecutionSpace;
 
 const char* const kUsage =
     "sparse_mttkrp_bench [--reps R] [--prec fp32,fp64] [--ranks 16,64] [--density 0.25,1] [--scale S] [--only NAME]\n"
+    "                   [--timeline]\n"
     "  --reps R         calls timed per variant, the median is reported (default 5)\n"
     "  --prec LIST      fp32, fp64 or both (default fp32)\n"
     "  --ranks LIST     factor columns (default 16,64)\n"
     "  --density LIST   share of each factor row's columns stored (default 0.25,1)\n"
     "  --scale S        nonzeros of the generated tensors in millions are multiplied by S (default 1)\n"
-    "  --only NAME      only the tensors whose name contains NAME\n";
+    "  --only NAME      only the tensors whose name contains NAME\n"
+    "  --timeline       also print one GPU call of each case step by step\n";
 
 struct Options : TensorBenchOptions {
   std::vector<int> ranks{16, 64};
   std::vector<double> densities{0.25, 1.0};
+  bool timeline = false;
 };
 
 // A rows x R factor storing max(1, density R) consecutive columns per row (wrapping), starting at
@@ -105,6 +110,14 @@ void run_tensor(const std::string& name, const tessera::DeviceCoo<double, Space>
                   host_ms, host_ms / ours_ms, report.policy, static_cast<double>(report.peak_bytes) * 1e-6,
                   relative_difference(A, A_host));
       std::fflush(stdout);
+      if (opt.timeline) {
+        Kokkos::fence();
+        tessera_bench::KokkosTimeline timeline;
+        const auto step_by_step = tessera::mttkrp(Space(), B, C, D);
+        Kokkos::fence();
+        timeline.print(stdout, (name + " " + prec + " R=" + std::to_string(R) + " density " +
+                                std::to_string(density)).c_str());
+      }
     }
 }
 
@@ -146,6 +159,8 @@ int main(int argc, char** argv) {
         if (!(d > 0 && d <= 1)) cl.reject();
         opt.densities.push_back(d);
       }
+    } else if (cl.is("--timeline")) {
+      opt.timeline = true;
     } else {
       cl.reject();
     }
