@@ -172,6 +172,19 @@ TEST(SpgemmCuda, EveryTableSizeAndTheDenseAccumulator) {
   expect_every_variant<ws::Auto>(A, narrow, "climbing rows, 700 columns");
 }
 
+TEST(SpgemmCuda, FewColumnsOfManyProductsSplitTheirRows) {
+  // C of 16 columns: every row fits the smallest table, yet rows of up to 2^15 entries of A make
+  // up to 2^18 products, past the split threshold per lane of that table's group.
+  const HostCoo<double> B = rows_of_lengths(40000, 16, 8, 11);
+  const HostCoo<double> A = climbing_rows(B.shape[0], 12);
+  ASSERT_GT(products(A, B), 16 * 512);
+  expect_every_variant<ws::Auto>(A, B, "climbing rows, 16 columns");
+  expect_every_variant<ws::Hash>(A, B, "climbing rows, 16 columns");
+  tessera::SpgemmHandle handle;
+  check_handle_product<Cuda>(handle, A, B, "16 columns, first");
+  check_handle_product<Cuda>(handle, with_values(A, 1.0), with_values(B, 3.0), "16 columns, numeric");
+}
+
 TEST(SpgemmCuda, PoissonAndRealMatrices) {
   const HostCoo<double> P = tessera::poisson_3d_triplets(24, 0, 24 * 24 * 24);
   expect_every_variant<ws::Auto>(P, P, "Poisson 24^3 squared");

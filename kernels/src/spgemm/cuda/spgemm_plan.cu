@@ -145,11 +145,20 @@ __global__ void count_long_products(SpgemmArgs args, std::int64_t* __restrict__ 
 }
 
 // A row's bound on its length, from its product count (symbolic phase); rows of many products
-// are split.
+// are split, and so are rows of more products per lane than kSplitProductsPerLane in their table
+// bin: a short row of C (few columns) of many products would keep its group of 8 to 32 lanes
+// busy long after the rest of the device is idle.
 struct ProductBound {
   const std::int64_t* products;
   __device__ std::int64_t operator()(std::int64_t row) const { return products[row]; }
-  __device__ bool split(std::int64_t row) const { return products[row] > kSplitProducts; }
+  __device__ bool split(std::int64_t row, const BinRule& rule) const {
+    const std::int64_t p = products[row];
+    if (p > kSplitProducts) return true;
+    const int bin = bin_of(p, rule);
+    if (bin == kDenseBin) return false;
+    const BinLaunch launch = bin_launch(table_log2_of_bin(bin));
+    return p > kSplitProductsPerLane * (launch.group ? launch.group : launch.threads);
+  }
 };
 // A row's length as the symbolic kernels wrote it (before the scan); the rows the symbolic phase
 // split stay split.
@@ -158,12 +167,12 @@ struct CountedLength {
   bool wide;
   const unsigned char* split_rows;
   __device__ std::int64_t operator()(std::int64_t row) const { return load_offset(pos, wide, row); }
-  __device__ bool split(std::int64_t row) const { return split_rows[row] != 0; }
+  __device__ bool split(std::int64_t row, const BinRule&) const { return split_rows[row] != 0; }
 };
 
 template <class Length>
 __device__ int bin_of_row(std::int64_t row, std::int64_t len, const Length& length, const BinRule& rule) {
-  return len > 0 && length.split(row) ? kSplitBin : bin_of(len, rule);
+  return len > 0 && length.split(row, rule) ? kSplitBin : bin_of(len, rule);
 }
 
 // How many rows fall in each bin, the lengths' total (counters[kBins]) and the most pieces of a

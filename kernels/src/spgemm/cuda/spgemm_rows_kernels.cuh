@@ -13,7 +13,7 @@ constexpr int kMinTableLog2 = 5;          // 32 slots
 constexpr int kMaxTableLog2 = 14;         // 16384 slots
 // Bin 0: rows with no products (nothing to run); bins 1..10: hash tables of 2^5..2^14 slots;
 // then the dense accumulator, a block per row; last, the rows of more than kSplitProducts
-// products, each spread over blocks that take a piece of its row of A and share its dense
+// products (or kSplitProductsPerLane per lane of their table's group), each spread over blocks that take a piece of its row of A and share its dense
 // accumulator (one block would run long after the rest of the device is idle).
 constexpr int kDenseBin = kMaxTableLog2 - kMinTableLog2 + 2;
 constexpr int kSplitBin = kDenseBin + 1;
@@ -21,6 +21,7 @@ constexpr int kBins = kSplitBin + 1;
 constexpr int kDenseThreads = 512;
 constexpr int kBinThreads = 256;  // threads of the binning kernels
 constexpr std::int64_t kSplitProducts = std::int64_t{1} << 16;
+constexpr std::int64_t kSplitProductsPerLane = 512;  // of a row in a table bin: past it, split
 constexpr std::int64_t kPieceEntries = 1024;  // of A's row per block of a split row
 
 // The blocks of a split row whose row of A has `a_len` entries.

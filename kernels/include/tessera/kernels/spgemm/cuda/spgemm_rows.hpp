@@ -18,7 +18,8 @@
 ///     array of values and a bitmap in global memory (a block per row, as many rows at a time as the
 ///     memory budget allows), read out in order by a scan of the bitmap between the row's lowest and
 ///     highest column;
-///   * rows of many products (more than 2^16) are split in both phases: blocks take pieces of the
+///   * rows of many products (more than 2^16, or more than 512 per lane of their table's group:
+///     short rows of C with few columns) are split in both phases: blocks take pieces of the
 ///     row of A and share the row's bitmap (and dense array) in global memory; a block per row
 ///     then counts (writes out) the row, so that a few long rows do not keep one block busy
 ///     long after the rest of the device is idle;
