@@ -130,6 +130,64 @@ void check_add_and_multiply(const HostCoo<double>& a_coo, const HostCoo<double>&
     if (std::fabs(v) > 4 * eps * sum_scale.at(at) + floor) EXPECT_EQ(dropped.count(at), 1u) << what << ": a nonzero dropped";
 }
 
+// A with a row of `length` entries at row `row`, every `stride`-th column from `first`: a slice
+// long enough that device spaces merge entry by entry (merge_entries.hpp).
+HostCoo<double> with_long_row(HostCoo<double> coo, std::int64_t row, std::int64_t first, std::int64_t stride,
+                              std::int64_t length) {
+  for (std::int64_t n = 0; n < length; ++n) {
+    coo.coords.push_back(row);
+    coo.coords.push_back(first + n * stride);
+    coo.values.push_back(1.0 + static_cast<double>(n % 13) / 8);
+  }
+  return coo;
+}
+
+// C = A + B (Union) or A .* B through the entry-by-entry merge alone, on any space.
+template <bool Union, class Space>
+Entries merged_by_entries(const HostCoo<double>& a_coo, const HostCoo<double>& b_coo) {
+  namespace impl = tessera::kernels::impl;
+  using Csr = tessera::Tensor<double, CSR, Space>;
+  const Space space;
+  const auto A = tessera::from_coo<double, CSR, Space>(a_coo), B = tessera::from_coo<double, CSR, Space>(b_coo);
+  const auto& a = A.decompose();
+  const auto& b = B.decompose();
+  const std::int64_t slices = A.extent(0);
+  const auto m = impl::match_entries(space, slices, A.nnz(), a.levels[1].pos, a.levels[1].crd, b.levels[1].pos,
+                                     b.levels[1].crd);
+  typename Csr::Storage c;
+  c.levels[1].pos = typename Csr::pos_view("pos", slices + 1);
+  impl::count_by_entries<Union>(space, slices, a.levels[1].pos, b.levels[1].pos, m, c.levels[1].pos);
+  tessera::detail::counts_to_offsets(space, c.levels[1].pos, slices);
+  const auto pos = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.levels[1].pos);
+  c.levels[1].crd = typename Csr::crd_view("crd", pos(slices));
+  c.vals = typename Csr::vals_view("vals", pos(slices));
+  const auto combine = KOKKOS_LAMBDA(double x, double y) { return Union ? x + y : x * y; };
+  impl::write_by_entries<Union>(space, slices, A.nnz(), B.nnz(), a.levels[1].pos, a.levels[1].crd, a.vals,
+                                b.levels[1].pos, b.levels[1].crd, b.vals, combine, m, c.levels[1].pos, c.levels[1].crd,
+                                c.vals);
+  return entries_of(Csr(A.shape(), std::move(c)));
+}
+
+// The entry-by-entry merge against the reference (sum and product maps of the triplets).
+template <class Space>
+void check_merged_by_entries(const HostCoo<double>& a_coo, const HostCoo<double>& b_coo, const std::string& what) {
+  const Entries a = entries_of<double>(a_coo), b = entries_of<double>(b_coo);
+  Entries sum = a, sum_scale, product, product_scale;
+  for (const auto& [at, v] : a) sum_scale[at] = std::fabs(v);
+  for (const auto& [at, v] : b) {
+    sum[at] += v;
+    sum_scale[at] += std::fabs(v);
+    if (const auto it = a.find(at); it != a.end()) {
+      product[at] = it->second * v;
+      product_scale[at] = std::fabs(it->second * v);
+    }
+  }
+  const double eps = std::numeric_limits<double>::epsilon();
+  expect_entries(merged_by_entries<true, Space>(a_coo, b_coo), sum, sum_scale, eps, what + ": union by entries");
+  expect_entries(merged_by_entries<false, Space>(a_coo, b_coo), product, product_scale, eps,
+                 what + ": intersection by entries");
+}
+
 template <class Space>
 class Elementwise : public ::testing::Test {};
 TYPED_TEST_SUITE(Elementwise, TestSpaces);
@@ -170,6 +228,20 @@ TYPED_TEST(Elementwise, LargeOperandsMatchTheReference) {
   const HostCoo<double> a = tessera_test::random_coo({4000, 3000}, each, 51), b = tessera_test::random_coo({4000, 3000}, each, 52);
   check_add_and_multiply<double, CSR, TypeParam>(a, b, 1.0, -1.0, "random 4000 x 3000");
   check_add_and_multiply<double, CSR, TypeParam>(a, revalued(a, -1.0), 1.0, 1.0, "identical patterns");
+}
+
+// Long slices in both operands: device spaces merge them entry by entry (a team would walk each
+// long slice alone); the same kernels run here on every space, on the edge cases too.
+TYPED_TEST(Elementwise, LongSlicesMatchTheReference) {
+  const HostCoo<double> a = with_long_row(tessera_test::random_coo({3000, 200000}, 300000, 53), 7, 0, 5, 40000);
+  const HostCoo<double> b = with_long_row(tessera_test::random_coo({3000, 200000}, 300000, 54), 7, 1, 3, 60000);
+  check_add_and_multiply<double, CSR, TypeParam>(a, b, 1.0, -0.5, "a long row in both");
+  check_add_and_multiply<float, CSR, TypeParam>(a, b, 2.0, 1.0, "a long row in both (float)");
+  check_add_and_multiply<double, CSR, TypeParam>(a, revalued(a, 2.0), 1.0, 1.0, "a long row, identical patterns");
+  check_merged_by_entries<TypeParam>(a, b, "a long row in both");
+  check_merged_by_entries<TypeParam>(checkerboard(a, 0), checkerboard(a, 1), "disjoint patterns");
+  const auto first = tessera_test::edge_case_matrices(11), second = tessera_test::edge_case_matrices(12);
+  for (std::size_t c = 0; c < first.size(); ++c) check_merged_by_entries<TypeParam>(first[c].coo, second[c].coo, first[c].name);
 }
 
 TYPED_TEST(Elementwise, ZerosAreKeptUnlessDropped) {

@@ -29,6 +29,8 @@ struct RowBlocks {
   static constexpr int kTeamSize = 256;
   static constexpr std::int64_t kBlockEntries = 8 * kTeamSize;  ///< input entries a block aims at
   static constexpr std::int64_t kMaxSlices = 512;               ///< of a block: bounds the team's scratch
+  /// Entries a block may walk before its slices count as long (merge_entries.hpp takes them).
+  static constexpr std::int64_t kLongWalk = 16 * kTeamSize;
   std::int64_t slices = 0;
   std::int64_t per_block = 1;
 
@@ -123,10 +125,12 @@ KOKKOS_INLINE_FUNCTION void walk_block(const Member& member, const Scratch& scra
 }
 
 /// counts(s) = the entries of slice s of C (the union or the intersection of the slices'
-/// coordinates). A block walks the operand of fewer entries.
+/// coordinates). A block walks the operand of fewer entries. With `long_walk` set, a block that
+/// would walk more than RowBlocks::kLongWalk entries sets it to 1 instead and counts nothing.
 template <bool Union, class Space, class Pos, class Crd, class Counts>
 void count_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& pos_a, const Crd& crd_a, const Pos& pos_b,
-                      const Crd& crd_b, const Counts& counts) {
+                      const Crd& crd_b, const Counts& counts,
+                      typename Counts::non_const_value_type* long_walk = nullptr) {
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
   using Scratch = BlockScratch<Space, typename Pos::non_const_value_type>;
   using Count = typename Counts::non_const_value_type;
@@ -148,7 +152,12 @@ void count_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& po
             if (pos_x(local) == pos_x(local + 1)) count(local, 0);
           });
         };
-        if (a(n) - a(0) <= b(n) - b(0)) walk(a, crd_a, b, crd_b);
+        const std::int64_t in_a = a(n) - a(0), in_b = b(n) - b(0);
+        if (long_walk && (in_a < in_b ? in_a : in_b) > RowBlocks::kLongWalk) {
+          Kokkos::single(Kokkos::PerTeam(member), [&] { *long_walk = 1; });
+          return;
+        }
+        if (in_a <= in_b) walk(a, crd_a, b, crd_b);
         else walk(b, crd_b, a, crd_a);
       });
 }

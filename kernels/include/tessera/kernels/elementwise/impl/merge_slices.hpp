@@ -3,13 +3,15 @@
 /// The kernels behind tessera::add and tessera::multiply_elementwise: the sorted slices (rows of
 /// CSR, columns of CSC) of A and B merged pairwise, so that C comes out sorted and free of
 /// duplicates, in the operands' own space, in two passes (count, then write). On a device a team
-/// takes a block of slices (merge_row_blocks.hpp), or a thread a slice where zeros are dropped; on
+/// takes a block of slices (merge_row_blocks.hpp; a thread an entry where slices are long,
+/// merge_entries.hpp), or a thread a slice where zeros are dropped; on
 /// host spaces a thread takes a slice, and small operands are merged in one pass over chunks of
 /// slices into scratch, each chunk's block then copied into place. (A handle's values-only calls
 /// gather instead: value_sources.hpp.)
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,7 @@
 #include "tessera/core/tensor.hpp"
 #include "tessera/formats/assembly/parallel.hpp"
 #include "tessera/formats/assembly/result_arrays.hpp"
+#include "tessera/kernels/elementwise/impl/merge_entries.hpp"
 #include "tessera/kernels/elementwise/impl/merge_row_blocks.hpp"
 
 namespace tessera::kernels::impl {
@@ -153,8 +156,8 @@ inline constexpr std::int64_t kOnePassMaxEntries = std::int64_t{1} << 19;
 /// counting, so that the count, the scan and the writes are queued back to back and the host
 /// waits once, for nnz(C) at the end, instead of between the count and the writes: small calls
 /// are all fixed cost. Larger arrays are allocated once nnz(C) is known, so that C holds at most
-/// 1 MiB per array it does not need.
-inline constexpr std::int64_t kSizedAheadMaxBytes = std::int64_t{1} << 20;
+/// 2 MiB per array it does not need (and so that long slices can be found first, merge_entries.hpp).
+inline constexpr std::int64_t kSizedAheadMaxBytes = std::int64_t{2} << 20;
 
 /// C with A's shape and encoding: coordinate c of a slice is kept by Kind (and, with drop_zeros,
 /// where combine(a, b) != 0), its value combine(a, b).
@@ -186,8 +189,13 @@ Tensor<T, Enc, Space> merge_slices(const Space& space, const Tensor<T, Enc, Spac
   // costs more than the counting pass it saves.
   if constexpr (host)
     if (A.nnz() + B.nnz() <= kOnePassMaxEntries) return merge_slices_one_pass(space, A, B, combine, keep);
+  std::int64_t entries = -1;                            // nnz(C), once read back
+  std::optional<EntryMatches<Space, Offset>> matches;  // where long slices go entry by entry
   if (by_blocks) {
-    c.levels[1].pos = arrays.template take<typename Tens::pos_view>("tessera::elementwise pos", slices + 1);
+    // One slot past C's offsets holds the long slices' flag (below).
+    const auto pos_and_flag =
+        arrays.template take<typename Tens::pos_view>("tessera::elementwise pos", slices + 2);
+    c.levels[1].pos = Kokkos::subview(pos_and_flag, Kokkos::make_pair(std::int64_t{0}, slices + 1));
     const auto pos_c = c.levels[1].pos;
     const std::int64_t bound = A.nnz() + B.nnz();
     const bool sized_ahead =
@@ -197,17 +205,34 @@ Tensor<T, Enc, Space> merge_slices(const Space& space, const Tensor<T, Enc, Spac
       c.levels[1].crd = arrays.template take<typename Tens::crd_view>("tessera::elementwise crd", bound);
       c.vals = arrays.template take<typename Tens::vals_view>("tessera::elementwise vals", bound);
     }
-    count_row_blocks<Kind == MergeKind::Union>(space, blocks, pos_a, crd_a, pos_b, crd_b, pos_c);
+    // Past the sized-ahead bound the host waits for nnz(C) anyway: blocks that would walk a long
+    // slice flag it instead of counting, the flag comes back with nnz(C), and then the merge goes
+    // entry by entry (merge_entries.hpp).
+    Offset* const long_walk = sized_ahead ? nullptr : pos_and_flag.data() + slices + 1;
+    if (long_walk)
+      Kokkos::parallel_for(
+          "tessera::elementwise[clear flag]", Policy(space, 0, 1), KOKKOS_LAMBDA(std::int64_t) { *long_walk = 0; });
+    count_row_blocks<Kind == MergeKind::Union>(space, blocks, pos_a, crd_a, pos_b, crd_b, pos_c, long_walk);
     tessera::detail::counts_to_offsets(space, pos_c, slices);
     if (sized_ahead) {
       write_row_blocks<Kind == MergeKind::Union>(space, blocks, pos_a, crd_a, vals_a, pos_b, crd_b, vals_b, combine,
                                                  pos_c, c.levels[1].crd, c.vals);
-      Offset entries = 0;
-      Kokkos::deep_copy(Kokkos::View<Offset, Kokkos::HostSpace>(&entries), Kokkos::subview(pos_c, slices));
-      const auto first = Kokkos::make_pair(std::int64_t{0}, static_cast<std::int64_t>(entries));
+      Offset written = 0;
+      Kokkos::deep_copy(Kokkos::View<Offset, Kokkos::HostSpace>(&written), Kokkos::subview(pos_c, slices));
+      const auto first = Kokkos::make_pair(std::int64_t{0}, static_cast<std::int64_t>(written));
       c.levels[1].crd = Kokkos::subview(c.levels[1].crd, first);
       c.vals = Kokkos::subview(c.vals, first);
       return Tens(A.shape(), std::move(c), arrays.owner());
+    }
+    Offset tail[2] = {0, 0};  // nnz(C) and the flag
+    Kokkos::deep_copy(Kokkos::View<Offset*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(tail, 2),
+                      Kokkos::subview(pos_and_flag, Kokkos::make_pair(slices, slices + 2)));
+    entries = tail[0];
+    if (tail[1]) {
+      matches.emplace(match_entries(space, slices, A.nnz(), pos_a, crd_a, pos_b, crd_b));
+      count_by_entries<Kind == MergeKind::Union>(space, slices, pos_a, pos_b, *matches, pos_c);
+      tessera::detail::counts_to_offsets(space, pos_c, slices);
+      entries = -1;
     }
   } else {
     c.levels[1].pos = tessera::detail::offsets_of<Offset, Space>(
@@ -222,13 +247,19 @@ Tensor<T, Enc, Space> merge_slices(const Space& space, const Tensor<T, Enc, Spac
         });
   }
   const auto pos_c = c.levels[1].pos;
-  Offset entries = 0;
-  Kokkos::deep_copy(Kokkos::View<Offset, Kokkos::HostSpace>(&entries), Kokkos::subview(pos_c, slices));
+  if (entries < 0) {
+    Offset last = 0;
+    Kokkos::deep_copy(Kokkos::View<Offset, Kokkos::HostSpace>(&last), Kokkos::subview(pos_c, slices));
+    entries = last;
+  }
   c.levels[1].crd = arrays.template take<typename Tens::crd_view>("tessera::elementwise crd", entries);
   c.vals = arrays.template take<typename Tens::vals_view>("tessera::elementwise vals", entries);
   const auto crd_c = c.levels[1].crd;
   const auto vals_c = c.vals;
-  if (by_blocks)
+  if (matches)
+    write_by_entries<Kind == MergeKind::Union>(space, slices, A.nnz(), B.nnz(), pos_a, crd_a, vals_a, pos_b, crd_b,
+                                               vals_b, combine, *matches, pos_c, crd_c, vals_c);
+  else if (by_blocks)
     write_row_blocks<Kind == MergeKind::Union>(space, blocks, pos_a, crd_a, vals_a, pos_b, crd_b, vals_b, combine,
                                                pos_c, crd_c, vals_c);
   else
