@@ -7,8 +7,9 @@
 /// \endcode
 /// so that A(i, j) = sum_f Bt(i, f) R(f, j) = sum_{k,l} B(k, l, i) C(k, j) D(l, j). R's rows are
 /// merged by one thread per fiber (factor rows are short: at most J entries); A is assembled by
-/// SpGEMM's sparse workspaces over the output rows B has, so no dense I x J workspace, nor an
-/// array of I positions, is needed (unless OutEnc has one). Any space runs it; the host kernels
+/// SpGEMM's sparse workspaces, so no dense I x J workspace is needed. Bt is a transpose of B's
+/// last level where I is at most nnz(B); past that, a DCSR of the output rows B has, so that no
+/// array of I positions is needed either (unless OutEnc has one). Any space runs it; the host kernels
 /// walk the fibers with their own workspaces instead (mttkrp_impl.hpp).
 #include <cstdint>
 #include <limits>
@@ -87,6 +88,18 @@ Tensor<T, CSR, Space> fiber_factor_rows(const Space& space, const Tensor<T, CSF<
   return Csr({fibers, J}, std::move(r));
 }
 
+/// Bt (I x fibers) in CSR, for I up to nnz(B): B's last level is the CSR of (fibers x I), so Bt
+/// is its transpose.
+template <class T, class Space>
+Tensor<T, CSR, Space> leaves_by_row_csr(const Tensor<T, CSF<3>, Space>& B, std::int64_t fibers) {
+  const auto& b = B.decompose();
+  typename Tensor<T, CSR, Space>::Storage leaves;
+  leaves.levels[1].pos = b.levels[2].pos;
+  leaves.levels[1].crd = b.levels[2].crd;
+  leaves.vals = b.vals;
+  return transpose(Tensor<T, CSR, Space>({fibers, B.extent(2)}, std::move(leaves)));
+}
+
 /// Bt (I x fibers): B's leaves by output row, in DCSR, so that only the rows B has are stored
 /// (I may be far past nnz(B)).
 template <class T, class Space>
@@ -117,6 +130,15 @@ Tensor<T, OutEnc, Space> mttkrp_by_spgemm(const Space& space, const Tensor<T, CS
                                           const workspace::Options& options, workspace::Report* report) {
   using Csr = Tensor<T, CSR, Space>;
   const Csr R = fiber_factor_rows(space, B, factor_rows(C), factor_rows(D));
+  // Up to nnz(B) output rows an array over them costs no more than the leaves: Bt in CSR by a
+  // transpose, and the product is A (no sort of the leaves, no mapping of rows back).
+  if (B.extent(2) <= B.nnz()) {
+    Csr A = spgemm<Policy, CSR>(space, leaves_by_row_csr(B, R.extent(0)), R, options, report);
+    if constexpr (std::is_same_v<OutEnc, CSR>)
+      return A;
+    else
+      return convert<OutEnc>(A);
+  }
   const auto Bt = leaves_by_row(B, R.extent(0));
   const auto& bt = Bt.decompose();
   const auto rows_of_B = bt.levels[0].crd;
