@@ -241,7 +241,8 @@ TYPED_TEST(Elementwise, LongSlicesMatchTheReference) {
   check_merged_by_entries<TypeParam>(a, b, "a long row in both");
   check_merged_by_entries<TypeParam>(checkerboard(a, 0), checkerboard(a, 1), "disjoint patterns");
   const auto first = tessera_test::edge_case_matrices(11), second = tessera_test::edge_case_matrices(12);
-  for (std::size_t c = 0; c < first.size(); ++c) check_merged_by_entries<TypeParam>(first[c].coo, second[c].coo, first[c].name);
+  for (std::size_t c = 0; c < first.size(); ++c)
+    check_merged_by_entries<TypeParam>(first[c].coo, second[c].coo, first[c].name);
 }
 
 TYPED_TEST(Elementwise, ZerosAreKeptUnlessDropped) {

@@ -13,8 +13,9 @@ constexpr int kMinTableLog2 = 5;          // 32 slots
 constexpr int kMaxTableLog2 = 14;         // 16384 slots
 // Bin 0: rows with no products (nothing to run); bins 1..10: hash tables of 2^5..2^14 slots;
 // then the dense accumulator, a block per row; last, the rows of more than kSplitProducts
-// products (or kSplitProductsPerLane per lane of their table's group), each spread over blocks that take a piece of its row of A and share its dense
-// accumulator (one block would run long after the rest of the device is idle).
+// products (or kSplitProductsPerLane per lane of their table's group), each spread over blocks
+// that take a piece of its row of A and share its dense accumulator (one block would run long
+// after the rest of the device is idle).
 constexpr int kDenseBin = kMaxTableLog2 - kMinTableLog2 + 2;
 constexpr int kSplitBin = kDenseBin + 1;
 constexpr int kBins = kSplitBin + 1;

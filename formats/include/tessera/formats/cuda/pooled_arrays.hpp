@@ -18,6 +18,7 @@
 
 namespace tessera::formats::cuda {
 
+/// Blocks of the device scratch pool for a result's arrays, released together with it.
 class PooledArrays {
  public:
   /// Blocks taken and returned in order on `stream`.

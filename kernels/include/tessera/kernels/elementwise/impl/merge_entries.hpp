@@ -40,9 +40,9 @@ EntryMatches<Space, typename Pos::non_const_value_type> match_entries(const Spac
   m.partner = tessera::detail::uninitialized_view<Offsets>("tessera::elementwise partners", nnz_a);
   m.matched = tessera::detail::uninitialized_view<Offsets>("tessera::elementwise matched", nnz_a + 1);
   const auto partner = m.partner, matched = m.matched;
+  using Policy = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
   Kokkos::parallel_for(
-      "tessera::elementwise[match entries]",
-      Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, nnz_a), KOKKOS_LAMBDA(const std::int64_t e) {
+      "tessera::elementwise[match entries]", Policy(space, 0, nnz_a), KOKKOS_LAMBDA(const std::int64_t e) {
         const std::int64_t s = slice_of(pos_a, slices, e);
         const auto x = crd_a(e);
         const std::int64_t end = pos_b(s + 1);

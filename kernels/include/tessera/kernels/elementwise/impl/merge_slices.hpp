@@ -4,10 +4,10 @@
 /// CSR, columns of CSC) of A and B merged pairwise, so that C comes out sorted and free of
 /// duplicates, in the operands' own space, in two passes (count, then write). On a device a team
 /// takes a block of slices (merge_row_blocks.hpp; a thread an entry where slices are long,
-/// merge_entries.hpp), or a thread a slice where zeros are dropped; on
-/// host spaces a thread takes a slice, and small operands are merged in one pass over chunks of
-/// slices into scratch, each chunk's block then copied into place. (A handle's values-only calls
-/// gather instead: value_sources.hpp.)
+/// merge_entries.hpp), or a thread a slice where zeros are dropped; on host spaces a thread takes
+/// a slice, and small operands are merged in one pass over chunks of slices into scratch, each
+/// chunk's block then copied into place. (A handle's values-only calls gather instead:
+/// value_sources.hpp.)
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -156,7 +156,7 @@ inline constexpr std::int64_t kOnePassMaxEntries = std::int64_t{1} << 19;
 /// counting, so that the count, the scan and the writes are queued back to back and the host
 /// waits once, for nnz(C) at the end, instead of between the count and the writes: small calls
 /// are all fixed cost. Larger arrays are allocated once nnz(C) is known, so that C holds at most
-/// 2 MiB per array it does not need (and so that long slices can be found first, merge_entries.hpp).
+/// 2 MiB per array it does not need (and long slices are looked for first: merge_entries.hpp).
 inline constexpr std::int64_t kSizedAheadMaxBytes = std::int64_t{2} << 20;
 
 /// C with A's shape and encoding: coordinate c of a slice is kept by Kind (and, with drop_zeros,

@@ -16,12 +16,14 @@
 
 namespace tessera::kernels {
 
+/// Sparse-result MTTKRP on Kokkos::Cuda, for the value types SpGEMM takes on the device.
 template <class Policy, class OutEnc, class T, class EncC, class EncD>
 struct MttkrpImpl<Kokkos::Cuda, Policy, OutEnc, T, EncC, EncD, std::enable_if_t<has_cuda_spgemm_v<T, CSR, CSR, CSR>>> {
   static_assert(std::is_same_v<Policy, workspace::Auto> || std::is_same_v<Policy, workspace::Hash> ||
                     std::is_same_v<Policy, workspace::Dense>,
                 "mttkrp on Kokkos::Cuda takes the workspace policies Auto, Hash and Dense");
 
+  /// A(i, j) = sum_{k,l} B(k, l, i) C(k, j) D(l, j), a sparse result in OutEnc.
   static Tensor<T, OutEnc, Kokkos::Cuda> run(const Kokkos::Cuda& space, const Tensor<T, CSF<3>, Kokkos::Cuda>& B,
                                              const Tensor<T, EncC, Kokkos::Cuda>& C,
                                              const Tensor<T, EncD, Kokkos::Cuda>& D, const workspace::Options& options,

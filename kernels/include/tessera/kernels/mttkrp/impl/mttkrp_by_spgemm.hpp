@@ -9,8 +9,8 @@
 /// merged by one thread per fiber (factor rows are short: at most J entries); A is assembled by
 /// SpGEMM's sparse workspaces, so no dense I x J workspace is needed. Bt is a transpose of B's
 /// last level where I is at most nnz(B); past that, a DCSR of the output rows B has, so that no
-/// array of I positions is needed either (unless OutEnc has one). Any space runs it; the host kernels
-/// walk the fibers with their own workspaces instead (mttkrp_impl.hpp).
+/// array of I positions is needed either (unless OutEnc has one). Any space runs it; the host
+/// kernels walk the fibers with their own workspaces instead (mttkrp_impl.hpp).
 #include <cstdint>
 #include <limits>
 #include <string>
