@@ -1,15 +1,18 @@
 #pragma once
 /// \file
 /// Device kernels of the element-wise merge without dropped zeros. A team takes a block of
-/// consecutive slices and walks their entries of one operand in chunks of one entry per thread
-/// (coalesced, whatever the slices' lengths): each entry finds its slice among the block's offsets
-/// and its partner in the other operand's slice by binary search. Its place in C is its index in
-/// the slice plus the other slice's entries below it, less the matched pairs before it in its slice
-/// (a team scan of the matches).
+/// consecutive slices. Where all of them are short, a thread merges a slice in order
+/// (merge_sequential.hpp). Otherwise the team walks their entries of one operand in chunks of one
+/// entry per thread (coalesced, whatever the slices' lengths): each entry finds its slice among the
+/// block's offsets and its partner in the other operand's slice by binary search. Its place in C
+/// is its index in the slice plus the other slice's entries below it, less the matched pairs before
+/// it in its slice (a team scan of the matches).
 #include <algorithm>
 #include <cstdint>
 
 #include <Kokkos_Core.hpp>
+
+#include "tessera/kernels/elementwise/impl/merge_sequential.hpp"
 
 namespace tessera::kernels::impl {
 
@@ -29,8 +32,14 @@ struct RowBlocks {
   static constexpr int kTeamSize = 256;
   static constexpr std::int64_t kBlockEntries = 8 * kTeamSize;  ///< input entries a block aims at
   static constexpr std::int64_t kMaxSlices = 512;               ///< of a block: bounds the team's scratch
-  /// Entries a block may walk before its slices count as long (merge_entries.hpp takes them).
+  /// Entries of A and B a slice may have before it counts as long (merge_entries.hpp takes them):
+  /// the team that walks it would run on long after the others.
   static constexpr std::int64_t kLongWalk = 16 * kTeamSize;
+  /// Entries of both operands up to which every slice of a block lets threads merge a slice each:
+  /// a thread's sequential merge costs a few instructions an entry where the team's walk costs
+  /// tens. Longer ones are walked: a thread per slice would read and write them a few bytes per
+  /// cache line and instruction (a band of 32 in A + A^T took twice the walk's time).
+  static constexpr std::int64_t kThreadMergeMax = 32;
   std::int64_t slices = 0;
   std::int64_t per_block = 1;
 
@@ -75,6 +84,21 @@ struct BlockScratch {
     member.team_barrier();
   }
 };
+
+/// The most entries a slice of the block has in A and B together.
+template <class Member, class LocalPos>
+KOKKOS_INLINE_FUNCTION std::int64_t longest_slice(const Member& member, std::int64_t n, const LocalPos& a,
+                                                  const LocalPos& b) {
+  std::int64_t longest = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::TeamThreadRange(member, n),
+      [&](const std::int64_t local, std::int64_t& m) {
+        const std::int64_t len = (a(local + 1) - a(local)) + (b(local + 1) - b(local));
+        if (len > m) m = len;
+      },
+      Kokkos::Max<std::int64_t>(longest));
+  return longest;
+}
 
 /// Runs block(member, s0, n, scratch) over every block of n slices from s0, with its scratch
 /// holding their offsets in A and B.
@@ -125,8 +149,9 @@ KOKKOS_INLINE_FUNCTION void walk_block(const Member& member, const Scratch& scra
 }
 
 /// counts(s) = the entries of slice s of C (the union or the intersection of the slices'
-/// coordinates). A block walks the operand of fewer entries. With `long_walk` set, a block that
-/// would walk more than RowBlocks::kLongWalk entries sets it to 1 instead and counts nothing.
+/// coordinates). A block of short slices merges them a thread each; otherwise it walks the operand
+/// of fewer entries, and with `long_walk` set, a block with a slice of more than
+/// RowBlocks::kLongWalk entries sets it to 1 instead and counts nothing.
 template <bool Union, class Space, class Pos, class Crd, class Counts>
 void count_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& pos_a, const Crd& crd_a, const Pos& pos_b,
                       const Crd& crd_b, const Counts& counts,
@@ -152,12 +177,20 @@ void count_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& po
             if (pos_x(local) == pos_x(local + 1)) count(local, 0);
           });
         };
-        const std::int64_t in_a = a(n) - a(0), in_b = b(n) - b(0);
-        if (long_walk && (in_a < in_b ? in_a : in_b) > RowBlocks::kLongWalk) {
+        const std::int64_t longest = longest_slice(member, n, a, b);
+        if (longest <= RowBlocks::kThreadMergeMax) {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, n), [&](const std::int64_t local) {
+            counts(s0 + local) = static_cast<Count>(
+                count_merged<Union ? MergeKind::Union : MergeKind::Intersection>(a(local), a(local + 1), b(local),
+                                                                                 b(local + 1), crd_a, crd_b));
+          });
+          return;
+        }
+        if (long_walk && longest > RowBlocks::kLongWalk) {
           Kokkos::single(Kokkos::PerTeam(member), [&] { *long_walk = 1; });
           return;
         }
-        if (in_a <= in_b) walk(a, crd_a, b, crd_b);
+        if (a(n) - a(0) <= b(n) - b(0)) walk(a, crd_a, b, crd_b);
         else walk(b, crd_b, a, crd_a);
       });
 }
@@ -182,6 +215,14 @@ void write_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& po
           crd_c(e) = coordinate;
           vals_c(e) = v;
         };
+        if (longest_slice(member, n, a, b) <= RowBlocks::kThreadMergeMax) {
+          const auto keep = [](T, bool in_a, bool in_b) { return Union || (in_a && in_b); };
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, n), [&](const std::int64_t local) {
+            write_merged(a(local), a(local + 1), b(local), b(local + 1), crd_a, vals_a, crd_b, vals_b, combine, keep,
+                         crd_c, vals_c, pos_c(s0 + local));
+          });
+          return;
+        }
         walk_block(member, scratch, n, a, crd_a, b, crd_b,
                    [&](std::int64_t local, std::int64_t e, std::int64_t k, bool matched, std::int64_t before) {
                      const std::int64_t c = pos_c(s0 + local);

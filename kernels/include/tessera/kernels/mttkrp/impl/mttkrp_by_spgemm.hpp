@@ -25,7 +25,7 @@
 #include "tessera/formats/convert.hpp"
 #include "tessera/formats/encoding.hpp"
 #include "tessera/kernels/elementwise/impl/merge_row_blocks.hpp"
-#include "tessera/kernels/elementwise/impl/merge_slices.hpp"
+#include "tessera/kernels/elementwise/impl/merge_sequential.hpp"
 #include "tessera/kernels/spgemm/spgemm.hpp"
 #include "tessera/workspace/workspace.hpp"
 
