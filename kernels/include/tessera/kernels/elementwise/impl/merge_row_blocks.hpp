@@ -36,9 +36,9 @@ struct RowBlocks {
   /// the team that walks it would run on long after the others.
   static constexpr std::int64_t kLongWalk = 16 * kTeamSize;
   /// Entries of both operands up to which every slice of a block lets threads merge a slice each:
-  /// a thread's sequential merge costs a few instructions an entry where the team's walk costs
-  /// tens. Longer ones are walked: a thread per slice would read and write them a few bytes per
-  /// cache line and instruction (a band of 32 in A + A^T took twice the walk's time).
+  /// the team's walk is bound by its instructions (binary searches and a scan per chunk), a
+  /// sequential merge is not. Longer slices are walked: with a thread per slice of 64 entries (a
+  /// band of 32 in A + A^T) the merge took twice the walk's time.
   static constexpr std::int64_t kThreadMergeMax = 32;
   std::int64_t slices = 0;
   std::int64_t per_block = 1;
