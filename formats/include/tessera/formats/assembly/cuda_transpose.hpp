@@ -4,8 +4,9 @@
 /// either): the dedicated transpose of formats/cuda/transpose_csr.hpp instead of a global radix
 /// sort. It applies to int column ids, int or int64 offsets, values of 2, 4 or 8 bytes (moved as
 /// words), and declines (std::nullopt) where a column is too long for its per-column sort. Its
-/// workspace comes from the scratch pool (formats/cuda/device_scratch.hpp): no allocation and no
-/// device synchronization to free it on repeated conversions.
+/// workspace and the result's arrays come from the scratch pool (formats/cuda/device_scratch.hpp,
+/// result_arrays.hpp): no allocation and no device synchronization to free them on repeated
+/// conversions.
 #include <cstdint>
 #include <optional>
 #include <type_traits>
@@ -15,6 +16,7 @@
 #include "tessera/core/allocation.hpp"
 #include "tessera/core/tensor.hpp"
 #include "tessera/formats/assembly/parallel.hpp"
+#include "tessera/formats/assembly/result_arrays.hpp"
 #include "tessera/formats/encoding.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(TESSERA_HAVE_FORMATS_CUDA)
@@ -53,18 +55,21 @@ std::optional<Tensor<T, DstEnc, Kokkos::Cuda>> cuda_transpose(const Tensor<T, Sr
                                                   reinterpret_cast<const Word*>(src.values().data()),
                                                   src.shape()[SrcEnc::mode_order[0]],
                                                   src.shape()[SrcEnc::mode_order[1]], nnz};
+  // The result's arrays from the scratch pool too: freeing Kokkos allocations (cudaFree) would
+  // wait for the device whenever a transposed temporary dies.
+  ResultArrays<Kokkos::Cuda> arrays{Kokkos::Cuda()};
   typename Result::Storage storage;
   auto& level = storage.levels[1];
-  level.pos = uninitialized_view<typename Result::pos_view>("tessera::pos1", in.cols + 1);
-  level.crd = uninitialized_view<typename Result::crd_view>("tessera::crd1", nnz);
-  storage.vals = uninitialized_view<typename Result::vals_view>("tessera::vals", nnz);
+  level.pos = arrays.take<typename Result::pos_view>("tessera::pos1", in.cols + 1);
+  level.crd = arrays.take<typename Result::crd_view>("tessera::crd1", nnz);
+  storage.vals = arrays.take<typename Result::vals_view>("tessera::vals", nnz);
   const formats::cuda::TransposedArrays<Offset, Word> out{level.pos.data(), level.crd.data(),
                                                           reinterpret_cast<Word*>(storage.vals.data())};
   const cudaStream_t stream = Kokkos::Cuda().cuda_stream();
   const formats::cuda::DeviceScratch workspace("tessera::transpose workspace",
                                                formats::cuda::transpose_csr_workspace_bytes(in), stream);
   if (!formats::cuda::transpose_csr(in, out, workspace.data(), workspace.size(), stream)) return std::nullopt;
-  return Result(out_shape, std::move(storage));
+  return Result(out_shape, std::move(storage), arrays.owner());
 }
 #endif
 

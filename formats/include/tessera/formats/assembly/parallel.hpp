@@ -56,11 +56,11 @@ void counts_to_offsets(const Space& space, const Kokkos::View<Offset*, DeviceOf<
   }
 }
 
-// offsets(i) = count(0) + ... + count(i - 1) for i in [0, n]: the n + 1 offsets of n counts,
-// `count` a device-callable function of the index.
+// out(i) = count(0) + ... + count(i - 1) for i in [0, n]: the n + 1 offsets of n counts into
+// `out`, `count` a device-callable function of the index.
 template <class Offset, class Space, class Count>
-Kokkos::View<Offset*, DeviceOf<Space>> offsets_of(const std::string& label, std::int64_t n, const Count& count) {
-  const auto out = uninitialized_view<Kokkos::View<Offset*, DeviceOf<Space>>>(label, n + 1);
+void offsets_into(const Kokkos::View<Offset*, DeviceOf<Space>>& out, std::int64_t n, const Count& count,
+                  const std::string& label) {
   if constexpr (scans_with_cub_v<Space, Offset>) {
     Kokkos::parallel_for(
         label, range<Space>(n), KOKKOS_LAMBDA(const std::int64_t i) { out(i) = static_cast<Offset>(count(i)); });
@@ -72,6 +72,13 @@ Kokkos::View<Offset*, DeviceOf<Space>> offsets_of(const std::string& label, std:
           if (i < n) sum += count(i);
         });
   }
+}
+
+// The n + 1 offsets of n counts in a new array (see offsets_into).
+template <class Offset, class Space, class Count>
+Kokkos::View<Offset*, DeviceOf<Space>> offsets_of(const std::string& label, std::int64_t n, const Count& count) {
+  const auto out = uninitialized_view<Kokkos::View<Offset*, DeviceOf<Space>>>(label, n + 1);
+  offsets_into<Offset, Space>(out, n, count, label);
   return out;
 }
 

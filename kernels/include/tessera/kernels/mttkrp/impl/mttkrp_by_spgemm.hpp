@@ -22,6 +22,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/tensor.hpp"
 #include "tessera/formats/assembly/parallel.hpp"
+#include "tessera/formats/assembly/result_arrays.hpp"
 #include "tessera/formats/convert.hpp"
 #include "tessera/formats/encoding.hpp"
 #include "tessera/kernels/elementwise/impl/merge_row_blocks.hpp"
@@ -63,17 +64,22 @@ Tensor<T, CSR, Space> fiber_factor_rows(const Space& space, const Tensor<T, CSF<
   const auto c_row = KOKKOS_LAMBDA(std::int64_t f) {
     return static_cast<std::int64_t>(crd_k(lower_bound(fibers_of_k, 0, ks + 1, f + 1) - 1));
   };
+  // R lives for one call: its arrays from the device scratch pool (no cudaMalloc or cudaFree).
+  tessera::detail::ResultArrays<Space> arrays(space);
   typename Csr::Storage r;
-  r.levels[1].pos = tessera::detail::offsets_of<Offset, Space>(
-      "tessera::mttkrp fiber rows pos", fibers, KOKKOS_LAMBDA(std::int64_t f) {
+  r.levels[1].pos = arrays.template take<typename Csr::pos_view>("tessera::mttkrp fiber rows pos", fibers + 1);
+  tessera::detail::offsets_into<Offset, Space>(
+      r.levels[1].pos, fibers,
+      KOKKOS_LAMBDA(std::int64_t f) {
         const std::int64_t k = c_row(f), l = crd_l(f);
         return count_merged<MergeKind::Intersection>(pos_c(k), pos_c(k + 1), pos_d(l), pos_d(l + 1), crd_c, crd_d);
-      });
+      },
+      "tessera::mttkrp fiber rows pos");
   const auto pos_r = r.levels[1].pos;
   Offset entries = 0;
   Kokkos::deep_copy(Kokkos::View<Offset, Kokkos::HostSpace>(&entries), Kokkos::subview(pos_r, fibers));
-  r.levels[1].crd = tessera::detail::uninitialized_view<typename Csr::crd_view>("tessera::mttkrp fiber rows crd", entries);
-  r.vals = tessera::detail::uninitialized_view<typename Csr::vals_view>("tessera::mttkrp fiber rows vals", entries);
+  r.levels[1].crd = arrays.template take<typename Csr::crd_view>("tessera::mttkrp fiber rows crd", entries);
+  r.vals = arrays.template take<typename Csr::vals_view>("tessera::mttkrp fiber rows vals", entries);
   const auto crd_r = r.levels[1].crd;
   const auto vals_r = r.vals;
   const auto product = KOKKOS_LAMBDA(T x, T y) { return x * y; };
@@ -85,7 +91,7 @@ Tensor<T, CSR, Space> fiber_factor_rows(const Space& space, const Tensor<T, CSF<
         write_merged(pos_c(k), pos_c(k + 1), pos_d(l), pos_d(l + 1), crd_c, vals_c, crd_d, vals_d, product, both,
                      crd_r, vals_r, pos_r(f));
       });
-  return Csr({fibers, J}, std::move(r));
+  return Csr({fibers, J}, std::move(r), arrays.owner());
 }
 
 /// Bt (I x fibers) in CSR, for I up to nnz(B): B's last level is the CSR of (fibers x I), so Bt
