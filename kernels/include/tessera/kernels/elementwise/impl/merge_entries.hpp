@@ -29,6 +29,19 @@ KOKKOS_INLINE_FUNCTION std::int64_t slice_of(const Pos& pos, std::int64_t slices
   return lower_bound(pos, 0, slices + 1, e + 1) - 1;  // the last slice starting at or before e
 }
 
+/// Where coordinate x of slice s meets Y: k, the first position of Y's slice s not below x, and
+/// whether Y holds x there.
+struct Partner {
+  std::int64_t k;
+  bool matched;
+};
+template <class Pos, class Crd, class X>
+KOKKOS_INLINE_FUNCTION Partner partner_in(const Pos& pos_y, const Crd& crd_y, std::int64_t s, X x) {
+  const std::int64_t end = pos_y(s + 1);
+  const std::int64_t k = lower_bound(crd_y, pos_y(s), end, x);
+  return {k, k < end && crd_y(k) == x};
+}
+
 template <class Space, class Pos, class Crd>
 EntryMatches<Space, typename Pos::non_const_value_type> match_entries(const Space& space, std::int64_t slices,
                                                                       std::int64_t nnz_a, const Pos& pos_a,
@@ -43,12 +56,9 @@ EntryMatches<Space, typename Pos::non_const_value_type> match_entries(const Spac
   using Policy = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
   Kokkos::parallel_for(
       "tessera::elementwise[match entries]", Policy(space, 0, nnz_a), KOKKOS_LAMBDA(const std::int64_t e) {
-        const std::int64_t s = slice_of(pos_a, slices, e);
-        const auto x = crd_a(e);
-        const std::int64_t end = pos_b(s + 1);
-        const std::int64_t k = lower_bound(crd_b, pos_b(s), end, x);
-        partner(e) = static_cast<Offset>(k);
-        matched(e) = k < end && crd_b(k) == x;  // a count until the scan below
+        const Partner p = partner_in(pos_b, crd_b, slice_of(pos_a, slices, e), crd_a(e));
+        partner(e) = static_cast<Offset>(p.k);
+        matched(e) = p.matched;  // a count until the scan below
       });
   tessera::detail::counts_to_offsets(space, m.matched, nnz_a);
   return m;
@@ -100,12 +110,10 @@ void write_by_entries(const Space& space, std::int64_t slices, std::int64_t nnz_
   Kokkos::parallel_for(
       "tessera::elementwise[write entries of B]", Policy(space, 0, nnz_b), KOKKOS_LAMBDA(const std::int64_t f) {
         const std::int64_t s = slice_of(pos_b, slices, f);
-        const auto x = crd_b(f);
-        const std::int64_t end = pos_a(s + 1);
-        const std::int64_t k = lower_bound(crd_a, pos_a(s), end, x);
-        if (k < end && crd_a(k) == x) return;  // written with A's entry
-        const std::int64_t c = pos_c(s) + (f - pos_b(s)) + (k - pos_a(s)) - (matched(k) - matched(pos_a(s)));
-        crd_c(c) = x;
+        const Partner p = partner_in(pos_a, crd_a, s, crd_b(f));
+        if (p.matched) return;  // written with A's entry
+        const std::int64_t c = pos_c(s) + (f - pos_b(s)) + (p.k - pos_a(s)) - (matched(p.k) - matched(pos_a(s)));
+        crd_c(c) = crd_b(f);
         vals_c(c) = combine(T(0), vals_b(f));
       });
 }
