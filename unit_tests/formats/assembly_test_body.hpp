@@ -270,7 +270,8 @@ TYPED_TEST(Assembly, TransposeEveryMatrixEncoding) {
 // 4 and 8 bytes, 64-bit offsets, real matrices.
 TYPED_TEST(Assembly, CompressedTransposesOfLongColumnsAndRealMatrices) {
   std::vector<tessera_test::MatrixCase> cases;
-  for (const std::int64_t full : {std::int64_t{100000}, std::int64_t{300000}}) {  // below and past the limit
+  // A full column that a block sorts (of no power of two), and two past the block's limit.
+  for (const std::int64_t full : {std::int64_t{9000}, std::int64_t{100000}, std::int64_t{300000}}) {
     auto coo = messy_coo({full, 5}, 2000, 22);
     for (std::int64_t i = full - 1; i >= 0; --i) {
       coo.coords.insert(coo.coords.end(), {i, 2});

@@ -186,30 +186,35 @@ __global__ void __launch_bounds__(kThreads) sort_short_columns(const Offset* __r
   }
 }
 
-// A long column per block: its positions in shared memory, padded to whole uint4s with positions
-// that no entry has, each ranked by counting smaller ones (all threads read the same uint4 at a
-// time: broadcasts).
+// A long column per block: its positions in shared memory, padded to a power of two with
+// positions that no entry has, ordered by a bitonic network: n log^2 n compare-exchanges, where
+// ranking each entry by counting the smaller ones takes n^2 comparisons.
 template <class Offset, class Word>
 __global__ void __launch_bounds__(kThreads) sort_long_columns(const Offset* __restrict__ pos, LongColumns list,
                                                               Scattered in, const Word* __restrict__ in_vals,
                                                               int* out_crd, Word* __restrict__ out_vals) {
-  extern __shared__ uint4 column4[];
-  std::uint32_t* column = reinterpret_cast<std::uint32_t*>(column4);
+  extern __shared__ std::uint32_t column[];
   const std::int64_t c = list.column[blockIdx.x];
   const std::int64_t begin = pos[c];
   const int length = static_cast<int>(pos[c + 1] - begin);
-  const int quads = (length + 3) / 4;
-  for (int j = threadIdx.x; j < 4 * quads; j += kThreads) column[j] = j < length ? in.slots[begin + j] : ~0u;
+  int n = 2;
+  while (n < length) n <<= 1;
+  for (int j = threadIdx.x; j < n; j += kThreads) column[j] = j < length ? in.slots[begin + j] : ~0u;
   __syncthreads();
-  for (int j = threadIdx.x; j < length; j += kThreads) {
-    const std::uint32_t w = column[j];
-    int rank = 0;
-    for (int k = 0; k < quads; ++k) {
-      const uint4 v = column4[k];
-      rank += (v.x < w) + (v.y < w) + (v.z < w) + (v.w < w);
+  for (int k = 2; k <= n; k <<= 1)
+    for (int j = k >> 1; j > 0; j >>= 1) {
+      for (int i = threadIdx.x; i < n / 2; i += kThreads) {
+        const int lo = ((i & ~(j - 1)) << 1) | (i & (j - 1)), hi = lo + j;
+        const std::uint32_t a = column[lo], b = column[hi];
+        if ((a > b) == ((lo & k) == 0)) {
+          column[lo] = b;
+          column[hi] = a;
+        }
+      }
+      __syncthreads();
     }
-    write_entry(w, begin + rank, in.row_of, in_vals, out_crd, out_vals);
-  }
+  for (int j = threadIdx.x; j < length; j += kThreads)
+    write_entry(column[j], begin + j, in.row_of, in_vals, out_crd, out_vals);
 }
 
 int blocks_for(std::int64_t items, int per_block) {
@@ -279,12 +284,14 @@ bool transpose_csr(const CsrArrays<Offset, Word>& in, const TransposedArrays<Off
                                                                              out.crd, out.vals);
   check(cudaGetLastError(), "sort_short_columns launch");
   if (counters[0] > 0) {
-    const int shared = static_cast<int>((counters[1] + 3) / 4 * sizeof(uint4));
+    int padded = 2;  // the longest column's power of two: shared memory for every block
+    while (static_cast<unsigned long long>(padded) < counters[1]) padded <<= 1;
+    const int shared = padded * static_cast<int>(sizeof(std::uint32_t));
     check(cudaFuncSetAttribute(sort_long_columns<Offset, Word>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               kLongColumn / 4 * static_cast<int>(sizeof(uint4))),
+                               kLongColumn * static_cast<int>(sizeof(std::uint32_t))),
           "cudaFuncSetAttribute (sort_long_columns)");
-    sort_long_columns<<<static_cast<unsigned>(counters[0]), kThreads, shared, stream>>>(out.pos, list, scattered,
-                                                                                        in.vals, out.crd, out.vals);
+    sort_long_columns<<<static_cast<unsigned>(counters[0]), kThreads, shared, stream>>>(
+        out.pos, list, scattered, in.vals, out.crd, out.vals);
     check(cudaGetLastError(), "sort_long_columns launch");
   }
   return true;
