@@ -22,7 +22,7 @@ constexpr int kBins = kSplitBin + 1;
 constexpr int kDenseThreads = 512;
 constexpr int kBinThreads = 256;  // threads of the binning kernels
 constexpr std::int64_t kSplitProducts = std::int64_t{1} << 16;
-constexpr std::int64_t kSplitProductsPerLane = 512;  // of a row in a table bin: past it, split
+constexpr std::int64_t kSplitProductsPerLane = 64;  // of a row in a table bin: past it, split
 constexpr std::int64_t kPieceEntries = 1024;  // of A's row per block of a split row
 
 // The blocks of a split row whose row of A has `a_len` entries.
