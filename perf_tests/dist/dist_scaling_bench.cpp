@@ -1,13 +1,15 @@
 // Scaling of the distributed kernels over ranks, one rank per GPU in a CUDA build
 // (dist::ScopeGuard maps them; host builds run on each rank's host threads): the 3-D
 // Poisson matrix built in place (dist::poisson_3d) and, with --power-law, an irregular
-// matrix generated on each rank, then dist::spmv and dist::spmm with k columns. On one
-// rank the same product through tessera::spmv on the whole matrix is timed too (the
-// single-GPU call the distributed one is held to); on several ranks the halo exchange of
+// matrix generated on each rank, then dist::spmv and dist::spmm with k columns, and with
+// --spgemm-poisson dist::spgemm (C = A A) of a Poisson matrix. On one
+// rank the same product through tessera::spmv (tessera::spgemm) on the whole matrix is timed
+// too (the single-GPU call the distributed one is held to); on several ranks the halo exchange of
 // the SpMM's k columns alone is timed too (what the local product must hide). A time is
 // the slowest rank's, per call, median of --runs batches of --reps calls, each batch
 // between barriers and ending with a fence. Results are checked against the row sums of
-// the matrix (A 1, known in closed form for both). Prints Markdown table rows.
+// the matrix (A 1, known in closed form for both; C 1 against A (A 1) for SpGEMM). Prints
+// Markdown table rows.
 // --model P prints instead, on one rank, the halo each rank of 1, 2, 4, ... P ranks
 // exchanges per product, from the ghost columns of the same partition (no GPU needed).
 // Options: kUsage below (dist_scaling_bench --help).
@@ -46,15 +48,17 @@ struct Args {
   int reps = 20, runs = 5;
   std::int64_t model_ranks = 0;  // > 0: print the exchange model up to this many ranks
   std::int64_t power_law = 0;    // rows of the irregular matrix (0: none)
+  std::int64_t spgemm_grid = 0;  // Poisson grid of the SpGEMM (0: none)
 };
 
 constexpr const char* kUsage =
     "usage: mpiexec -n P dist_scaling_bench [--poisson N=200] [--spmm-poisson N] [--power-law R] [--k 16,64]\n"
-    "         [--reps 20] [--runs 5] [--model P]\n"
+    "         [--spgemm-poisson N] [--reps 20] [--runs 5] [--model P]\n"
     "(--spmm-poisson: a smaller grid for the SpMM, whose dense blocks take rows x k values;\n"
     " --poisson 0: no Poisson matrix; --power-law R: also an irregular R x R matrix (row lengths\n"
-    " of a power law, columns mostly near the diagonal); --k 0: no SpMM; --model P: the halo\n"
-    " model for 1 to P ranks, on one rank, no products)\n";
+    " of a power law, columns mostly near the diagonal); --k 0: no SpMM; --spgemm-poisson N:\n"
+    " also C = A A of the Poisson N^3 matrix, each product timed once per run after one warm-up;\n"
+    " --model P: the halo model for 1 to P ranks, on one rank, no products)\n";
 
 Args parse_args(int argc, char** argv, bool root) {
   Args args;
@@ -67,6 +71,7 @@ Args parse_args(int argc, char** argv, bool root) {
     else if (cl.is("--runs")) args.runs = static_cast<int>(cl.integer(1, 1000000));
     else if (cl.is("--model")) args.model_ranks = cl.integer(1, 1 << 20);
     else if (cl.is("--power-law")) args.power_law = cl.integer(1, kMax);
+    else if (cl.is("--spgemm-poisson")) args.spgemm_grid = cl.integer(1, kMax);
     else cl.reject();
   }
   for (const std::int64_t k : args.ks)
@@ -76,8 +81,8 @@ Args parse_args(int argc, char** argv, bool root) {
 }
 
 // Seconds per call: slowest rank, median over batches.
-double time_per_call(MPI_Comm comm, const Args& args, const std::function<void()>& op) {
-  for (int w = 0; w < 3; ++w) op();  // warm-up: buffers allocated, plans built
+double time_per_call(MPI_Comm comm, const Args& args, const std::function<void()>& op, int warmups = 3) {
+  for (int w = 0; w < warmups; ++w) op();  // buffers allocated, plans built
   Space().fence();
   std::vector<double> batches;
   for (int run = 0; run < args.runs; ++run) {
@@ -283,6 +288,39 @@ void time_spmm(MPI_Comm comm, const Args& args, const MatrixCase& c, Matrix& A) 
   }
 }
 
+// Largest |a_i - b_i| over all ranks.
+double max_difference(MPI_Comm comm, const Vector& a, const Vector& b) {
+  const auto ah = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.local());
+  const auto bh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.local());
+  double mine = 0, all = 0;
+  for (std::size_t i = 0; i < ah.extent(0); ++i) mine = std::max(mine, std::fabs(ah(i) - bh(i)));
+  MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return all;
+}
+
+// dist::spgemm C = A A of c's matrix, a call per batch (a product takes far longer than an
+// SpMV); checked by C 1 = A (A 1). On one rank, tessera::spgemm on the whole matrix too.
+void time_spgemm(MPI_Comm comm, const Args& args, const MatrixCase& c, const Matrix& A) {
+  const int ranks = tessera::dist::comm_size(comm);
+  Args once = args;
+  once.reps = 1;
+  Matrix C;
+  const double t = time_per_call(comm, once, [&] { C = tessera::dist::spgemm(A, A); }, 1);
+  Vector ones(comm, A.cols()), a1(comm, A.rows()), aa1(comm, A.rows()), c1(comm, A.rows());
+  Kokkos::deep_copy(ones.local(), 1.0);
+  tessera::dist::spmv(1.0, A, ones, 0.0, a1);
+  tessera::dist::spmv(1.0, A, a1, 0.0, aa1);
+  tessera::dist::spmv(1.0, C, ones, 0.0, c1);
+  const std::string ok = check(max_difference(comm, c1, aa1));
+  if (tessera::dist::comm_rank(comm) != 0) return;
+  std::printf("<!-- %s squared: %lld nonzeros -->\n", c.name.c_str(), static_cast<long long>(C.nnz()));
+  print_row(c.name, ranks, "dist::spgemm C = A A", t, ok);
+  if (ranks > 1) return;
+  const double single = time_per_call(
+      comm, once, [&] { (void)tessera::spgemm(Space(), A.diagonal(), A.diagonal()); }, 1);
+  print_row(c.name, ranks, "tessera::spgemm (one process)", single, "dist::spgemm / this = " + std::to_string(t / single));
+}
+
 void run(MPI_Comm comm, const Args& args) {
   print_devices(comm);
   bool any_k = false;
@@ -307,6 +345,12 @@ void run(MPI_Comm comm, const Args& args) {
     build(comm, irregular, A);
     time_spmv(comm, args, irregular, A);
     time_spmm(comm, args, irregular, A);
+    A = Matrix();
+  }
+  if (args.spgemm_grid > 0) {
+    const MatrixCase squared = poisson_case(args.spgemm_grid);
+    build(comm, squared, A);
+    time_spgemm(comm, args, squared, A);
   }
 }
 
