@@ -13,7 +13,6 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "tessera/core/allocation.hpp"
 #include "tessera/core/tensor.hpp"
 #include "tessera/formats/assembly/parallel.hpp"
 #include "tessera/formats/assembly/result_arrays.hpp"
