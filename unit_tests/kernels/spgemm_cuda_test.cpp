@@ -172,9 +172,9 @@ TEST(SpgemmCuda, EveryTableSizeAndTheDenseAccumulator) {
   expect_every_variant<ws::Auto>(A, narrow, "climbing rows, 700 columns");
 }
 
-TEST(SpgemmCuda, FewColumnsOfManyProductsSplitTheirRows) {
+TEST(SpgemmCuda, FewColumnsOfManyProducts) {
   // C of 16 columns: every row fits the smallest table, yet rows of up to 2^15 entries of A make
-  // up to 2^18 products, past the split threshold per lane of that table's group.
+  // up to 2^18 products: larger tables for their lanes, the dense accumulator, split rows.
   const HostCoo<double> B = rows_of_lengths(40000, 16, 8, 11);
   const HostCoo<double> A = climbing_rows(B.shape[0], 12);
   ASSERT_GT(products(A, B), 16 * 512);

@@ -5,6 +5,7 @@
 #include <climits>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cub/block/block_reduce.cuh>
@@ -144,35 +145,49 @@ __global__ void count_long_products(SpgemmArgs args, std::int64_t* __restrict__ 
   }
 }
 
+// The smallest table whose group's lanes take `products` at most kProductsPerLane each (past
+// kMaxTableLog2: none, the dense accumulator's block). A row of C of few columns, or few entries,
+// and thousands of products would otherwise get a small table's 8 to 32 lanes.
+__device__ int least_table_log2_for(std::int64_t products) {
+  int l = kMinTableLog2;
+  for (;; ++l) {
+    const BinLaunch launch = bin_launch(l);
+    if (l > kMaxTableLog2 || products <= kProductsPerLane * (launch.group ? launch.group : launch.threads)) return l;
+  }
+}
+
+// What the symbolic phase tells the numeric phase about a row, a byte per row: split
+// (kSplitRow), or the least table for its products (the numeric phase bins rows by their length
+// in C, which says nothing of their products).
+constexpr unsigned char kSplitRow = 0xff;
+
+__device__ unsigned char numeric_note(std::int64_t products, int bin) {
+  return bin == kSplitBin ? kSplitRow : static_cast<unsigned char>(least_table_log2_for(products));
+}
+
 // A row's bound on its length, from its product count (symbolic phase); rows of many products
-// are split, and so are rows of more products per lane than kSplitProductsPerLane in their table
-// bin: a short row of C (few columns) of many products would keep its group of 8 to 32 lanes
-// busy long after the rest of the device is idle.
+// are split.
 struct ProductBound {
   const std::int64_t* products;
   __device__ std::int64_t operator()(std::int64_t row) const { return products[row]; }
-  __device__ bool split(std::int64_t row, const BinRule& rule) const {
-    const std::int64_t p = products[row];
-    if (p > kSplitProducts) return true;
-    const int bin = bin_of(p, rule);
-    if (bin == kDenseBin) return false;
-    const BinLaunch launch = bin_launch(table_log2_of_bin(bin));
-    return p > kSplitProductsPerLane * (launch.group ? launch.group : launch.threads);
-  }
+  __device__ int least_table_log2(std::int64_t row) const { return least_table_log2_for(products[row]); }
+  __device__ bool split(std::int64_t row) const { return products[row] > kSplitProducts; }
 };
-// A row's length as the symbolic kernels wrote it (before the scan); the rows the symbolic phase
-// split stay split.
+// A row's length as the symbolic kernels wrote it (before the scan), with the symbolic phase's
+// note (numeric_note): split rows stay split, the others keep lanes for their products.
 struct CountedLength {
   const void* pos;
   bool wide;
-  const unsigned char* split_rows;
+  const unsigned char* notes;
   __device__ std::int64_t operator()(std::int64_t row) const { return load_offset(pos, wide, row); }
-  __device__ bool split(std::int64_t row, const BinRule&) const { return split_rows[row] != 0; }
+  __device__ int least_table_log2(std::int64_t row) const { return notes[row]; }
+  __device__ bool split(std::int64_t row) const { return notes[row] == kSplitRow; }
 };
 
 template <class Length>
 __device__ int bin_of_row(std::int64_t row, std::int64_t len, const Length& length, const BinRule& rule) {
-  return len > 0 && length.split(row, rule) ? kSplitBin : bin_of(len, rule);
+  if (len == 0) return 0;
+  return length.split(row) ? kSplitBin : bin_of(len, rule, length.least_table_log2(row));
 }
 
 // How many rows fall in each bin, the lengths' total (counters[kBins]) and the most pieces of a
@@ -204,10 +219,11 @@ __global__ void count_bins(SpgemmArgs args, Length length, BinRule rule, unsigne
 }
 
 // Lists the rows bin by bin (`cursors`: where each bin's next rows go); with `c_pos`, also
-// zeroes the length of the rows with no products; with `split_rows`, flags the split rows.
+// zeroes the length of the rows with no products; with `notes` (symbolic phase), writes each
+// row's numeric_note.
 template <class Length>
 __global__ void scatter_bins(std::int64_t rows, Length length, BinRule rule, unsigned long long* cursors,
-                             int* __restrict__ binned, void* c_pos, bool c_wide, unsigned char* split_rows) {
+                             int* __restrict__ binned, void* c_pos, bool c_wide, unsigned char* notes) {
   __shared__ unsigned local[kBins];
   __shared__ unsigned long long base[kBins];
   if (threadIdx.x < kBins) local[threadIdx.x] = 0;
@@ -226,7 +242,8 @@ __global__ void scatter_bins(std::int64_t rows, Length length, BinRule rule, uns
   if (row < rows) {
     binned[base[bin] + mine] = static_cast<int>(row);
     if (c_pos && bin == 0) store_offset(c_pos, c_wide, row, 0);
-    if (split_rows && bin == kSplitBin) split_rows[row] = 1;
+    if constexpr (std::is_same_v<Length, ProductBound>)
+      if (notes) notes[row] = numeric_note(length(row), bin);
   }
 }
 
@@ -244,7 +261,7 @@ struct Bins {
 // into `binned`.
 template <class Length>
 Bins bin_rows(const SpgemmArgs& args, Length length, BinRule rule, unsigned long long* counters, int* binned,
-              void* c_pos, unsigned char* split_rows, cudaStream_t stream) {
+              void* c_pos, unsigned char* notes, cudaStream_t stream) {
   TESSERA_CUDA_CHECK(cudaMemsetAsync(counters, 0, sizeof(Counters), stream));
   count_bins<<<blocks_for(args.rows, kBinThreads), kBinThreads, 0, stream>>>(args, length, rule, counters);
   TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm count_bins");
@@ -260,7 +277,7 @@ Bins bin_rows(const SpgemmArgs& args, Length length, BinRule rule, unsigned long
   TESSERA_CUDA_CHECK(cudaMemcpyAsync(counters, cursors.data(), kBins * sizeof(unsigned long long),
                                      cudaMemcpyHostToDevice, stream));
   scatter_bins<<<blocks_for(args.rows, kBinThreads), kBinThreads, 0, stream>>>(args.rows, length, rule, counters,
-                                                                               binned, c_pos, args.c_wide, split_rows);
+                                                                               binned, c_pos, args.c_wide, notes);
   TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm scatter_bins");
   return bins;  // the copy of `cursors`, pageable host memory, was staged before it returned
 }
@@ -351,14 +368,13 @@ std::shared_ptr<const SpgemmPlan> SpgemmPlan::build(const SpgemmArgs& args, void
   const bool dense_all = args.accumulator == SpgemmAccumulator::Dense;
   formats::cuda::DeviceScratch counters("tessera::spgemm counters", sizeof(Counters), stream);
   auto* counted = static_cast<unsigned long long*>(counters.data());
-  // A flag per row: the symbolic phase split it, and so does the numeric phase.
-  formats::cuda::DeviceScratch split_flags("tessera::spgemm split rows", args.rows, stream);
-  auto* split_rows = static_cast<unsigned char*>(split_flags.data());
-  TESSERA_CUDA_CHECK(cudaMemsetAsync(split_rows, 0, args.rows, stream));
+  // The symbolic phase's note on each row for the numeric phase (numeric_note).
+  formats::cuda::DeviceScratch notes_storage("tessera::spgemm row notes", args.rows, stream);
+  auto* notes = static_cast<unsigned char*>(notes_storage.data());
   {
     formats::cuda::DeviceScratch products("tessera::spgemm products", args.rows * sizeof(std::int64_t), stream);
     plan->symbolic_bytes_ =
-        plan->kept_bytes() + aligned(products.size()) + aligned(counters.size()) + aligned(split_flags.size());
+        plan->kept_bytes() + aligned(products.size()) + aligned(counters.size()) + aligned(notes_storage.size());
     auto* per_row = static_cast<std::int64_t*>(products.data());
     // The row list of the plan lists the long rows of A first.
     TESSERA_CUDA_CHECK(cudaMemsetAsync(counted, 0, sizeof(unsigned long long), stream));
@@ -371,14 +387,14 @@ std::shared_ptr<const SpgemmPlan> SpgemmPlan::build(const SpgemmArgs& args, void
     TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm count_long_products");
     const BinRule symbolic_rule{args.cols, kMaxTableLog2, kMaxTableLog2 + 1, dense_all};
     const Bins bins =
-        bin_rows(args, ProductBound{per_row}, symbolic_rule, counted, plan->rows_by_bin_, c_pos, split_rows, stream);
+        bin_rows(args, ProductBound{per_row}, symbolic_rule, counted, plan->rows_by_bin_, c_pos, notes, stream);
     plan->products_ = bins.total;
     plan->split_pieces_ = bins.split_pieces;
     count_row_lengths(args, c_pos, plan->rows_by_bin_, bins, stream);
   }
   // Binned by the counted lengths, whose total int offsets must hold before they are scanned.
   const BinRule numeric_rule{args.cols, numeric_max_log2(args.type), kNumericDenseFromLog2, dense_all};
-  const Bins bins = bin_rows(args, CountedLength{c_pos, args.c_wide, split_rows}, numeric_rule, counted,
+  const Bins bins = bin_rows(args, CountedLength{c_pos, args.c_wide, notes}, numeric_rule, counted,
                              plan->rows_by_bin_, nullptr, nullptr, stream);
   plan->bin_starts_ = bins.starts;
   plan->nnz_ = bins.total;

@@ -13,16 +13,17 @@ constexpr int kMinTableLog2 = 5;          // 32 slots
 constexpr int kMaxTableLog2 = 14;         // 16384 slots
 // Bin 0: rows with no products (nothing to run); bins 1..10: hash tables of 2^5..2^14 slots;
 // then the dense accumulator, a block per row; last, the rows of more than kSplitProducts
-// products (or kSplitProductsPerLane per lane of their table's group), each spread over blocks
-// that take a piece of its row of A and share its dense accumulator (one block would run long
-// after the rest of the device is idle).
+// products, each spread over blocks that take a piece of its row of A and share its dense
+// accumulator (one block would run long after the rest of the device is idle).
 constexpr int kDenseBin = kMaxTableLog2 - kMinTableLog2 + 2;
 constexpr int kSplitBin = kDenseBin + 1;
 constexpr int kBins = kSplitBin + 1;
 constexpr int kDenseThreads = 512;
 constexpr int kBinThreads = 256;  // threads of the binning kernels
 constexpr std::int64_t kSplitProducts = std::int64_t{1} << 16;
-constexpr std::int64_t kSplitProductsPerLane = 64;  // of a row in a table bin: past it, split
+// Products per lane of a row's group at most: a row of more gets a larger table, for its lanes
+// (bin_launch), even where a smaller one would hold its columns.
+constexpr std::int64_t kProductsPerLane = 32;
 constexpr std::int64_t kPieceEntries = 1024;  // of A's row per block of a split row
 
 // The blocks of a split row whose row of A has `a_len` entries.
@@ -50,14 +51,15 @@ struct BinRule {
 };
 constexpr int kDenseColumnsPerSlotLog2 = 5;
 
-// The bin of a row that holds at most `bound` distinct columns: a table at most two thirds full.
-__host__ __device__ inline int bin_of(std::int64_t bound, const BinRule& rule) {
+// The bin of a row that holds at most `bound` distinct columns: a table at most two thirds full,
+// of 2^least_log2 slots at least (a table's size sets its lanes: bin_launch).
+__host__ __device__ inline int bin_of(std::int64_t bound, const BinRule& rule, int least_log2 = kMinTableLog2) {
   if (bound == 0) return 0;
   if (rule.dense_all) return kDenseBin;
-  int l = ceil_log2(bound + bound / 2);
+  int l = max(ceil_log2(bound + bound / 2), least_log2);
   const int all_columns = ceil_log2(rule.cols);
   const bool in_order = all_columns <= l;
-  if (in_order) l = all_columns;
+  if (in_order) l = max(all_columns, least_log2);
   if (l < kMinTableLog2) l = kMinTableLog2;
   if (l > rule.max_log2) return kDenseBin;
   if (!in_order && l >= rule.dense_from_log2 && rule.cols <= (std::int64_t{1} << (l + kDenseColumnsPerSlotLog2)))
