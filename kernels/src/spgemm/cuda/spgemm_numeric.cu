@@ -180,10 +180,69 @@ __global__ void __launch_bounds__(kDenseThreads)
                    c_pos, c_crd, c_vals, write_crd, scan);
 }
 
+// Into a known pattern (an SpgemmHandle's later products), split rows need no bitmap: a block per
+// piece of a row adds its products into the row's dense array...
+template <class T>
+__global__ void __launch_bounds__(kDenseThreads)
+    numeric_split_add(SpgemmArgs args, const int* __restrict__ rows, T* dense_all, std::int64_t words) {
+  std::int64_t begin = 0, end = 0;
+  if (!piece_of_row(args, rows[blockIdx.y], static_cast<int>(blockIdx.x), &begin, &end)) return;
+  T* dense = dense_all + blockIdx.y * (words * 32);
+  const T* a_vals = static_cast<const T*>(args.a_vals);
+  const T* b_vals = static_cast<const T*>(args.b_vals);
+  for_each_product_in(args, begin, end, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x),
+                      [&](unsigned col, std::int64_t r, std::int64_t q) {
+                        atomicAdd(dense + col, __ldg(a_vals + q) * __ldg(b_vals + r));
+                      });
+}
+
+// ...then the blocks of grid row y gather row y's values at the pattern's columns, zeroing them
+// for the batch's next rows (a row of C of many entries is written by many blocks, not one).
+template <class T>
+__global__ void __launch_bounds__(kDenseThreads)
+    numeric_split_gather(SpgemmArgs args, const void* c_pos, const int* __restrict__ c_crd, T* c_vals,
+                         const int* __restrict__ rows, T* dense_all, std::int64_t words) {
+  const int row = rows[blockIdx.y];
+  T* dense = dense_all + blockIdx.y * (words * 32);
+  const std::int64_t end = load_offset(c_pos, args.c_wide, row + 1);
+  const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
+  for (std::int64_t s = load_offset(c_pos, args.c_wide, row) + std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+       s < end; s += stride) {
+    const int col = __ldg(c_crd + s);
+    c_vals[s] = dense[col];
+    dense[col] = T(0);
+  }
+}
+
 // Words of a dense accumulator's bitmap, rounded up so that consecutive bitmaps and value arrays
 // stay aligned.
 inline std::int64_t accumulator_words(std::int64_t cols) {
   return aligned((cols + 31) / 32 * sizeof(unsigned)) / sizeof(unsigned);
+}
+
+// The split rows into a known pattern (numeric_split_add, numeric_split_gather), as many at a
+// time as the memory budget allows.
+template <class T>
+std::size_t numeric_split_into_pattern(const SpgemmPlan& plan, const SpgemmArgs& args, const void* c_pos,
+                                       const int* c_crd, T* c_vals, cudaStream_t stream) {
+  const std::vector<std::int64_t>& starts = plan.bin_starts();
+  const std::int64_t split_rows = starts[kSplitBin + 1] - starts[kSplitBin];
+  const std::int64_t words = accumulator_words(args.cols);
+  const std::size_t per_row = words * 32 * sizeof(T);
+  const std::int64_t batch = split_batch(split_rows, per_row, args.dense_budget_bytes);
+  formats::cuda::DeviceScratch scratch("tessera::spgemm split accumulators", batch * per_row, stream);
+  TESSERA_CUDA_CHECK(cudaMemsetAsync(scratch.data(), 0, scratch.size(), stream));
+  T* dense = static_cast<T*>(scratch.data());
+  for (std::int64_t first = 0; first < split_rows; first += batch) {
+    const auto n = static_cast<unsigned>(std::min(batch, split_rows - first));
+    const int* rows = plan.binned_rows() + starts[kSplitBin] + first;
+    const dim3 grid(plan.split_pieces(), n);
+    numeric_split_add<T><<<grid, kDenseThreads, 0, stream>>>(args, rows, dense, words);
+    TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm numeric_split_add");
+    numeric_split_gather<T><<<grid, kDenseThreads, 0, stream>>>(args, c_pos, c_crd, c_vals, rows, dense, words);
+    TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm numeric_split_gather");
+  }
+  return scratch.size();
 }
 
 // The split rows, as many at a time as the memory budget allows.
@@ -193,6 +252,7 @@ std::size_t numeric_split(const SpgemmPlan& plan, const SpgemmArgs& args, const 
   const std::vector<std::int64_t>& starts = plan.bin_starts();
   const std::int64_t split_rows = starts[kSplitBin + 1] - starts[kSplitBin];
   if (!split_rows) return 0;
+  if (!write_crd) return numeric_split_into_pattern(plan, args, c_pos, c_crd, c_vals, stream);
   const std::int64_t words = accumulator_words(args.cols);
   const std::size_t bitmap_bytes = words * sizeof(unsigned);
   // A bitmap, a dense array and a span record per row of a batch.
