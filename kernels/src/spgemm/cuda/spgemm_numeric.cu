@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(kDenseThreads)
   const T* b_vals = static_cast<const T*>(args.b_vals);
   for_each_product_in(args, begin, end, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x),
                       [&](unsigned col, std::int64_t r, std::int64_t q) {
-                        atomicAdd(dense + col, __ldg(a_vals + q) * __ldg(b_vals + r));
+                        add_to_column(dense, col, __ldg(a_vals + q) * __ldg(b_vals + r));
                       });
 }
 

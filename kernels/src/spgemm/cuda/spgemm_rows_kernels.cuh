@@ -213,6 +213,18 @@ __device__ void bitonic_sort(unsigned* keys, T* vals, int slots) {
     }
 }
 
+// Adds v to dense[col], the warp's lanes that add to the same column at once summed first: one
+// atomic per column per warp. In a row of C whose columns many products share (a dense row of A
+// times rows of B that all hold the same few columns) the atomics would serialize on them.
+template <class T>
+__device__ __forceinline__ void add_to_column(T* dense, unsigned col, T v) {
+  const unsigned active = __activemask();
+  const unsigned peers = __match_any_sync(active, col);
+  T sum = T(0);
+  for (unsigned m = peers; m; m &= m - 1) sum += __shfl_sync(peers, v, __ffs(m) - 1);
+  if (static_cast<int>(threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(dense + col, sum);
+}
+
 // The span of bitmap words a block's row touched, shared by its threads.
 struct WordSpan {
   int lo, hi;
@@ -238,7 +250,7 @@ __device__ WordSpan mark_products(const SpgemmArgs& args, std::int64_t a_begin, 
     const T* b_vals = static_cast<const T*>(args.b_vals);
     const auto add = [&](unsigned col, std::int64_t r, std::int64_t q) {
       mark(col);
-      atomicAdd(dense + col, __ldg(a_vals + q) * __ldg(b_vals + r));
+      add_to_column(dense, col, __ldg(a_vals + q) * __ldg(b_vals + r));
     };
     for_each_product_in(args, a_begin, a_end, threadIdx.x, blockDim.x, add);
   } else {
