@@ -2,11 +2,12 @@
 /// \file
 /// Device kernels of the element-wise merge without dropped zeros. A team takes a block of
 /// consecutive slices. Where all of them are short, a thread merges a slice in order
-/// (merge_sequential.hpp). Otherwise the team walks their entries of one operand in chunks of one
-/// entry per thread (coalesced, whatever the slices' lengths): each entry finds its slice among the
-/// block's offsets and its partner in the other operand's slice by binary search. Its place in C
-/// is its index in the slice plus the other slice's entries below it, less the matched pairs before
-/// it in its slice (a team scan of the matches).
+/// (merge_sequential.hpp); on CUDA, where none is long, a warp walks a slice at a time (below).
+/// Otherwise the team walks their entries of one operand in chunks of one entry per thread
+/// (coalesced, whatever the slices' lengths): each entry finds its slice among the block's offsets
+/// and its partner in the other operand's slice by binary search. Its place in C is its index in
+/// the slice plus the other slice's entries below it, less the matched pairs before it in its
+/// slice (a team scan of the matches; a warp's ballot in a warp's walk).
 #include <algorithm>
 #include <cstdint>
 
@@ -40,6 +41,11 @@ struct RowBlocks {
   /// sequential merge is not. Longer slices are walked: with a thread per slice of 64 entries (a
   /// band of 32 in A + A^T) the merge took twice the walk's time.
   static constexpr std::int64_t kThreadMergeMax = 32;
+  /// Entries of both operands up to which, on CUDA, every slice of a block is walked by a warp:
+  /// the slice is known (no search among the block's offsets) and the matches before an entry
+  /// come from the warp's ballot (no team scan, no barrier). Past it a block holds too few slices
+  /// to keep its warps busy.
+  static constexpr std::int64_t kWarpWalkMax = 256;
   std::int64_t slices = 0;
   std::int64_t per_block = 1;
 
@@ -148,6 +154,41 @@ KOKKOS_INLINE_FUNCTION void walk_block(const Member& member, const Scratch& scra
   }
 }
 
+#ifdef __CUDA_ARCH__
+/// Lanes of a warp: the team's threads in order (vector length 1).
+constexpr int kWarpLanes = 32;
+
+/// One warp walks X's slice [x0, x1) in chunks of a lane's entry, calling visit(e, k, matched,
+/// matched_before) as walk_block does (k the first position of Y's slice [y0, y1) not below the
+/// entry's coordinate); returns the matched entries. Every lane of the warp calls it.
+template <class Crd, class Visit>
+__device__ std::int64_t warp_walk_slice(int lane, std::int64_t x0, std::int64_t x1, const Crd& crd_x,
+                                        std::int64_t y0, std::int64_t y1, const Crd& crd_y, const Visit& visit) {
+  std::int64_t matched_so_far = 0;
+  for (std::int64_t chunk = x0; chunk < x1; chunk += kWarpLanes) {
+    const std::int64_t e = chunk + lane;
+    std::int64_t k = 0;
+    bool matched = false;
+    if (e < x1) {
+      const auto x = crd_x(e);
+      k = lower_bound(crd_y, y0, y1, x);
+      matched = k < y1 && crd_y(k) == x;
+    }
+    const unsigned ballot = __ballot_sync(0xffffffffu, matched);
+    if (e < x1) visit(e, k, matched, matched_so_far + __popc(ballot & ((1u << lane) - 1u)));
+    matched_so_far += __popc(ballot);
+  }
+  return matched_so_far;
+}
+
+/// Calls slice(local, lane) for the block's slices, a warp each (the warps' loops are uniform).
+template <class Member, class Slice>
+__device__ void for_each_slice_by_warp(const Member& member, std::int64_t n, const Slice& slice) {
+  const int lane = member.team_rank() % kWarpLanes, warps = member.team_size() / kWarpLanes;
+  for (std::int64_t local = member.team_rank() / kWarpLanes; local < n; local += warps) slice(local, lane);
+}
+#endif
+
 /// counts(s) = the entries of slice s of C (the union or the intersection of the slices'
 /// coordinates). A block of short slices merges them a thread each; otherwise it walks the operand
 /// of fewer entries, and with `long_walk` set, a block with a slice of more than
@@ -186,6 +227,19 @@ void count_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& po
           });
           return;
         }
+#ifdef __CUDA_ARCH__
+        if (longest <= RowBlocks::kWarpWalkMax) {
+          for_each_slice_by_warp(member, n, [&](std::int64_t local, int lane) {
+            const std::int64_t na = a(local + 1) - a(local), nb = b(local + 1) - b(local);
+            const auto none = [](std::int64_t, std::int64_t, bool, std::int64_t) {};
+            const std::int64_t both =
+                na <= nb ? warp_walk_slice(lane, a(local), a(local + 1), crd_a, b(local), b(local + 1), crd_b, none)
+                         : warp_walk_slice(lane, b(local), b(local + 1), crd_b, a(local), a(local + 1), crd_a, none);
+            if (lane == 0) counts(s0 + local) = static_cast<Count>(Union ? na + nb - both : both);
+          });
+          return;
+        }
+#endif
         if (long_walk && longest > RowBlocks::kLongWalk) {
           Kokkos::single(Kokkos::PerTeam(member), [&] { *long_walk = 1; });
           return;
@@ -215,7 +269,8 @@ void write_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& po
           crd_c(e) = coordinate;
           vals_c(e) = v;
         };
-        if (longest_slice(member, n, a, b) <= RowBlocks::kThreadMergeMax) {
+        const std::int64_t longest = longest_slice(member, n, a, b);
+        if (longest <= RowBlocks::kThreadMergeMax) {
           const auto keep = [](T, bool in_a, bool in_b) { return Union || (in_a && in_b); };
           Kokkos::parallel_for(Kokkos::TeamThreadRange(member, n), [&](const std::int64_t local) {
             write_merged(a(local), a(local + 1), b(local), b(local + 1), crd_a, vals_a, crd_b, vals_b, combine, keep,
@@ -223,6 +278,29 @@ void write_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& po
           });
           return;
         }
+#ifdef __CUDA_ARCH__
+        if (longest <= RowBlocks::kWarpWalkMax) {
+          for_each_slice_by_warp(member, n, [&](std::int64_t local, int lane) {
+            const std::int64_t c = pos_c(s0 + local);
+            warp_walk_slice(lane, a(local), a(local + 1), crd_a, b(local), b(local + 1), crd_b,
+                            [&](std::int64_t e, std::int64_t k, bool matched, std::int64_t before) {
+                              if (Union)
+                                put(c + (e - a(local)) + (k - b(local)) - before, crd_a(e),
+                                    combine(vals_a(e), matched ? vals_b(k) : T(0)));
+                              else if (matched)
+                                put(c + before, crd_a(e), combine(vals_a(e), vals_b(k)));
+                            });
+            if (Union)
+              warp_walk_slice(lane, b(local), b(local + 1), crd_b, a(local), a(local + 1), crd_a,
+                              [&](std::int64_t e, std::int64_t k, bool matched, std::int64_t before) {
+                                if (!matched)
+                                  put(c + (e - b(local)) + (k - a(local)) - before, crd_b(e),
+                                      combine(T(0), vals_b(e)));
+                              });
+          });
+          return;
+        }
+#endif
         walk_block(member, scratch, n, a, crd_a, b, crd_b,
                    [&](std::int64_t local, std::int64_t e, std::int64_t k, bool matched, std::int64_t before) {
                      const std::int64_t c = pos_c(s0 + local);
