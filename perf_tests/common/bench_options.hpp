@@ -1,14 +1,16 @@
 #pragma once
 // The options every benchmark program with precisions and named inputs shares: --reps R,
-// --prec fp32,fp64, --only NAME (each program's usage text describes them).
+// --prec fp32,fp64, --only NAME[,NAME...] (each program's usage text describes them).
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "tessera/core/command_line.hpp"
 
 struct BenchOptions {
   int reps;
   bool fp32, fp64;
-  std::string only;
+  std::vector<std::string> only;  // name parts; empty: every input
 
   BenchOptions(int default_reps, bool default_fp32, bool default_fp64)
       : reps(default_reps), fp32(default_fp32), fp64(default_fp64) {}
@@ -23,12 +25,19 @@ struct BenchOptions {
       fp64 = list.find("fp64") != std::string::npos;
       if (!fp32 && !fp64) cl.reject();
     } else if (cl.is("--only")) {
-      only = cl.text();
+      std::istringstream list(cl.text());
+      for (std::string part; std::getline(list, part, ',');)
+        if (!part.empty()) only.push_back(part);
     } else {
       return false;
     }
     return true;
   }
-  // Whether --only lets the input `name` run.
-  bool wanted(const std::string& name) const { return only.empty() || name.find(only) != std::string::npos; }
+  // Whether --only lets the input `name` run: its name contains one of the listed parts.
+  bool wanted(const std::string& name) const {
+    if (only.empty()) return true;
+    for (const std::string& part : only)
+      if (name.find(part) != std::string::npos) return true;
+    return false;
+  }
 };

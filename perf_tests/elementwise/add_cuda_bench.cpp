@@ -36,10 +36,10 @@ template <class T>
 using Csr = tessera::Tensor<T, tessera::CSR, Cuda>;
 
 const char* const kUsage =
-    "add_cuda_bench [--reps R] [--prec fp32,fp64] [--only NAME] [--no-real] [--no-generated]\n"
+    "add_cuda_bench [--reps R] [--prec fp32,fp64] [--only NAME[,NAME...]] [--no-real] [--no-generated]\n"
     "  --reps R        calls timed per variant, the median is reported (default 10)\n"
     "  --prec LIST     fp32, fp64 or both (default both)\n"
-    "  --only NAME     only the matrices whose name contains NAME\n"
+    "  --only NAMES    only the matrices whose name contains one of NAMES (a comma list)\n"
     "  --no-real       skip the real matrices\n"
     "  --no-generated  skip the generated matrices\n"
     "  --timeline      also print one whole call and one values-only call step by step\n";

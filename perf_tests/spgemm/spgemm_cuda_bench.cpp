@@ -33,11 +33,11 @@ namespace {
 using Cuda = Kokkos::Cuda;
 
 const char* const kUsage =
-    "spgemm_cuda_bench [--reps R] [--prec fp32,fp64] [--min-products P] [--only NAME] [--no-real] [--no-generated]\n"
+    "spgemm_cuda_bench [--reps R] [--prec fp32,fp64] [--min-products P] [--only NAME[,NAME...]] [--no-real] [--no-generated]\n"
     "  --reps R          calls timed per variant, the median is reported (default 5)\n"
     "  --prec LIST       fp32, fp64 or both (default both)\n"
     "  --min-products P  real matrices with at least P multiply-adds (default 1000000)\n"
-    "  --only NAME       only the matrices whose name contains NAME\n"
+    "  --only NAMES      only the matrices whose name contains one of NAMES (a comma list)\n"
     "  --no-real         skip the real matrices\n"
     "  --no-generated    skip the generated matrices\n";
 

@@ -36,14 +36,14 @@ using Space = tessera_bench::Space;
 using HostSpace = Kokkos::DefaultHostExecutionSpace;
 
 const char* const kUsage =
-    "sparse_mttkrp_bench [--reps R] [--prec fp32,fp64] [--ranks 16,64] [--density 0.25,1] [--scale S] [--only NAME]\n"
+    "sparse_mttkrp_bench [--reps R] [--prec fp32,fp64] [--ranks 16,64] [--density 0.25,1] [--scale S] [--only NAME[,NAME...]]\n"
     "                   [--timeline]\n"
     "  --reps R         calls timed per variant, the median is reported (default 5)\n"
     "  --prec LIST      fp32, fp64 or both (default fp32)\n"
     "  --ranks LIST     factor columns (default 16,64)\n"
     "  --density LIST   share of each factor row's columns stored (default 0.25,1)\n"
     "  --scale S        nonzeros of the generated tensors in millions are multiplied by S (default 1)\n"
-    "  --only NAME      only the tensors whose name contains NAME\n"
+    "  --only NAMES     only the tensors whose name contains one of NAMES (a comma list)\n"
     "  --timeline       also print one GPU call of each case step by step\n";
 
 struct Options : TensorBenchOptions {

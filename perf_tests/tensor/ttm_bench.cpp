@@ -41,12 +41,12 @@ using Space = tessera_bench::Space;
 using HostSpace = Kokkos::DefaultHostExecutionSpace;
 
 const char* const kUsage =
-    "ttm_bench [--reps R] [--prec fp32,fp64] [--cols 16,64] [--scale S] [--only NAME] [--host]\n"
+    "ttm_bench [--reps R] [--prec fp32,fp64] [--cols 16,64] [--scale S] [--only NAME[,NAME...]] [--host]\n"
     "  --reps R      calls timed per variant, the median is reported (default 5)\n"
     "  --prec LIST   fp32, fp64 or both (default fp32)\n"
     "  --cols LIST   columns L of the dense factor (default 16,64)\n"
     "  --scale S     nonzeros of the generated tensors in millions are multiplied by S (default 1)\n"
-    "  --only NAME   only the tensors whose name contains NAME\n"
+    "  --only NAMES  only the tensors whose name contains one of NAMES (a comma list)\n"
     "  --host        also time the host space's kernel and check ours against it\n";
 
 struct Options : TensorBenchOptions {
