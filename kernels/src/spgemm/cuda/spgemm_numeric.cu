@@ -190,9 +190,10 @@ __global__ void __launch_bounds__(kDenseThreads)
   T* dense = dense_all + blockIdx.y * (words * 32);
   const T* a_vals = static_cast<const T*>(args.a_vals);
   const T* b_vals = static_cast<const T*>(args.b_vals);
+  const bool rows_per_warp = product_lanes(args, begin, end, static_cast<int>(blockDim.x)) < 32;
   for_each_product_in(args, begin, end, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x),
                       [&](unsigned col, std::int64_t r, std::int64_t q) {
-                        add_to_column(dense, col, __ldg(a_vals + q) * __ldg(b_vals + r));
+                        add_to_column(dense, col, __ldg(a_vals + q) * __ldg(b_vals + r), rows_per_warp);
                       });
 }
 

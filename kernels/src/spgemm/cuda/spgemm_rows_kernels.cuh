@@ -115,6 +115,15 @@ struct Group {
   }
 };
 
+// The lanes of a sub-group of for_each_product_in (a power of two).
+__device__ __forceinline__ int product_lanes(const SpgemmArgs& args, std::int64_t a_begin, std::int64_t a_end,
+                                             int size) {
+  const int least = size > 32 ? args.b_lanes : 1;
+  int sub = size;
+  while (sub > least && size / sub < a_end - a_begin) sub >>= 1;
+  return sub;
+}
+
 // Calls f(column, position in B, position in A) for every product of row `row`: the group's lanes
 // in sub-groups, one of A's entries per sub-group at a time, its lanes striding over B's row. The
 // sub-groups are as many as A's row has entries (up to one lane each), so that the loads of all
@@ -124,9 +133,7 @@ __device__ __forceinline__ void for_each_product_in(const SpgemmArgs& args, std:
                                                     int rank, int size, F&& f) {
   // A block's row (size past a warp) is long: its sub-groups keep args.b_lanes lanes at least,
   // so that they read rows of B in coalesced runs and add to distinct columns at a time.
-  const int least = size > 32 ? args.b_lanes : 1;
-  int sub = size;  // lanes per sub-group: a power of two
-  while (sub > least && size / sub < a_end - a_begin) sub >>= 1;
+  const int sub = product_lanes(args, a_begin, a_end, size);
   const int lane = rank & (sub - 1);
   const int subs = size / sub;
   for (std::int64_t q = a_begin + rank / sub; q < a_end; q += subs) {
@@ -213,11 +220,17 @@ __device__ void bitonic_sort(unsigned* keys, T* vals, int slots) {
     }
 }
 
-// Adds v to dense[col], the warp's lanes that add to the same column at once summed first: one
-// atomic per column per warp. In a row of C whose columns many products share (a dense row of A
-// times rows of B that all hold the same few columns) the atomics would serialize on them.
+// Adds v to dense[col]. Where a warp's lanes walk several of B's rows at once (`rows_per_warp`:
+// sub-groups of fewer than 32 lanes) they may add to the same column: those lanes sum first and
+// one adds (a dense row of A times short rows of B that all hold the same few columns would
+// serialize the atomics). A warp on one row of B adds to distinct columns: the match would only
+// cost.
 template <class T>
-__device__ __forceinline__ void add_to_column(T* dense, unsigned col, T v) {
+__device__ __forceinline__ void add_to_column(T* dense, unsigned col, T v, bool rows_per_warp) {
+  if (!rows_per_warp) {
+    atomicAdd(dense + col, v);
+    return;
+  }
   const unsigned active = __activemask();
   const unsigned peers = __match_any_sync(active, col);
   T sum = T(0);
@@ -248,9 +261,10 @@ __device__ WordSpan mark_products(const SpgemmArgs& args, std::int64_t a_begin, 
   if (dense) {
     const T* a_vals = static_cast<const T*>(args.a_vals);
     const T* b_vals = static_cast<const T*>(args.b_vals);
+    const bool rows_per_warp = product_lanes(args, a_begin, a_end, blockDim.x) < 32;
     const auto add = [&](unsigned col, std::int64_t r, std::int64_t q) {
       mark(col);
-      add_to_column(dense, col, __ldg(a_vals + q) * __ldg(b_vals + r));
+      add_to_column(dense, col, __ldg(a_vals + q) * __ldg(b_vals + r), rows_per_warp);
     };
     for_each_product_in(args, a_begin, a_end, threadIdx.x, blockDim.x, add);
   } else {
