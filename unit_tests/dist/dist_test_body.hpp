@@ -229,6 +229,39 @@ TYPED_TEST(Dist, ScatterGatherRoundTripAndOwnership) {
   }
 }
 
+// Rows held in the space with global columns (a kernel's result) are split into the same
+// blocks, ghost columns and boundary rows as the triplets of those rows.
+TYPED_TEST(Dist, OwnedBlockSplitsLikeTheOwnedTriplets) {
+  using Matrix = DistTensor<double, CSR, TypeParam>;
+  for (const auto& c : all_cases()) {
+    for (bool empty_rank : {false, true}) {
+      SCOPED_TRACE(c.name + (empty_rank ? " with an empty rank" : ""));
+      DistOptions opts;
+      if (empty_rank) opts.row_offsets = offsets_with_empty_rank(c.coo.shape[0]);
+      const Matrix A = Matrix::scatter(world(), rank() == 0 ? c.coo : HostCoo<double>{}, 0, opts);
+      HostCoo<double> rows = A.owned_coo();  // global coordinates
+      rows.shape = {A.rows().count(rank()), A.extent(1)};
+      for (std::int64_t n = 0; n < rows.nnz(); ++n) rows.coords[2 * n] -= A.rows().begin(rank());
+      const Matrix B =
+          Matrix::from_owned_block(world(), A.rows(), A.cols(), tessera::from_coo<double, CSR, TypeParam>(rows));
+      EXPECT_EQ(B.nnz(), A.nnz());
+      EXPECT_EQ(B.import_plan().ghost_cols, A.import_plan().ghost_cols);
+      const auto host_rows = [](const auto& v) {
+        const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+        return std::vector<std::int64_t>(h.data(), h.data() + h.extent(0));
+      };
+      EXPECT_EQ(host_rows(B.boundary_rows()), host_rows(A.boundary_rows()));
+      expect_same_matrix(tessera::to_coo(B.diagonal()), tessera::to_coo(A.diagonal()), 0, "diagonal block");
+      expect_same_matrix(tessera::to_coo(B.off_diagonal()), tessera::to_coo(A.off_diagonal()), 0, "off-diagonal block");
+      // A block of the wrong shape on one rank is refused on every rank.
+      HostCoo<double> wrong = rows;
+      if (rank() == 0) wrong.shape[1] += 1;
+      EXPECT_THROW(Matrix::from_owned_block(world(), A.rows(), A.cols(), tessera::from_coo<double, CSR, TypeParam>(wrong)),
+                   tessera::ShapeError);
+    }
+  }
+}
+
 TYPED_TEST(Dist, TripletsFromAnyRankAreRedistributed) {
   for (const auto& c : all_cases()) {
     SCOPED_TRACE(c.name);

@@ -34,6 +34,7 @@
 #include "tessera/core/dist/mpi_datatype.hpp"
 #include "tessera/core/dist/partition.hpp"
 #include "tessera/core/dist/redistribute.hpp"
+#include "tessera/core/dist/split_owned_rows.hpp"
 #include "tessera/core/tensor.hpp"
 #include "tessera/formats/convert.hpp"
 #include "tessera/formats/encoding.hpp"
@@ -174,6 +175,26 @@ class DistTensor {
     });
     return from_local_blocks(comm, std::move(rows), std::move(cols), std::move(diagonal), std::move(off_diagonal),
                              std::move(boundary_rows), std::move(ghosts));
+  }
+
+  /// Building block for kernels whose result rows are in Space already (dist::spgemm): `owned`
+  /// holds this rank's rows under `rows` (its row r is global row rows.begin(rank) + r) with
+  /// global column ids, each row's columns ascending and distinct. It is split into the two
+  /// blocks in Space; only the ghost columns go through the host.
+  static DistTensor from_owned_block(MPI_Comm comm, RowPartition rows, RowPartition cols, const local_tensor& owned) {
+    const int rank = comm_rank(comm);
+    detail::SplitRows<local_tensor, row_view> parts;
+    agree_on_errors(comm, [&] {
+      check_blocks(rows, cols, comm_size(comm));
+      if (owned.extent(0) != rows.count(rank) || owned.extent(1) != cols.size())
+        throw ShapeError("DistTensor: the owned rows are " + std::to_string(owned.extent(0)) + " x " +
+                         std::to_string(owned.extent(1)) + ", this rank's rows are " +
+                         std::to_string(rows.count(rank)) + " x " + std::to_string(cols.size()));
+      parts = detail::split_owned_rows<local_tensor, row_view>(owned, cols.begin(rank), cols.end(rank));
+    });
+    return from_local_blocks(comm, std::move(rows), std::move(cols), std::move(parts.diagonal),
+                             std::move(parts.off_diagonal), std::move(parts.boundary_rows),
+                             std::move(parts.ghost_cols));
   }
 
   /// Building block for generators that make this rank's parts in Space directly (poisson_3d):

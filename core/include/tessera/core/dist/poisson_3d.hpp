@@ -66,8 +66,7 @@ PoissonGhosts<Space> poisson_3d_ghosts(std::int64_t n, std::int64_t r0, std::int
   };
   g.slot = tessera::detail::offsets_of<std::int64_t, Space>("tessera::poisson_3d ghost slots", below + above,
                                                             near_block);
-  std::int64_t ghosts = 0;
-  Kokkos::deep_copy(Kokkos::View<std::int64_t, Kokkos::HostSpace>(&ghosts), Kokkos::subview(g.slot, below + above));
+  const std::int64_t ghosts = tessera::detail::total_of(g.slot);
   g.cols = typename PoissonGhosts<Space>::view(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "tessera::poisson_3d ghost columns"), ghosts);
   const auto slot = g.slot;
@@ -90,6 +89,7 @@ PoissonBlock<Local, RowView> poisson_3d_block(std::int64_t n, std::int64_t r0, s
   using Ordinal = typename Local::ordinal_type;
   using tessera::detail::offsets_of;
   using tessera::detail::range;
+  using tessera::detail::total_of;
   const std::int64_t rows = r1 - r0, plane = n * n;
   // Entries per block stay within 7 per row; ghosts within 2 n^2.
   if (rows > 0 && (rows - 1 > std::numeric_limits<Ordinal>::max() ||
@@ -103,18 +103,12 @@ PoissonBlock<Local, RowView> poisson_3d_block(std::int64_t n, std::int64_t r0, s
     poisson_3d_stencil(n, i, [&](std::int64_t j, double) { c += inside(j) == in; });
     return c;
   };
-  const auto total = [](const auto& offsets) {
-    using V = typename std::decay_t<decltype(offsets)>::non_const_value_type;
-    V last = 0;
-    Kokkos::deep_copy(Kokkos::View<V, Kokkos::HostSpace>(&last), Kokkos::subview(offsets, offsets.extent(0) - 1));
-    return static_cast<std::int64_t>(last);
-  };
 
   PoissonBlock<Local, RowView> out;
   typename Local::Storage diag;
   diag.levels[1].pos = offsets_of<Offset, Space>(
       "tessera::poisson_3d diagonal pos", rows, KOKKOS_LAMBDA(std::int64_t r) { return count_inside(r0 + r, true); });
-  const std::int64_t diag_nnz = total(diag.levels[1].pos);
+  const std::int64_t diag_nnz = total_of(diag.levels[1].pos);
   diag.levels[1].crd = tessera::detail::uninitialized_view<typename Local::crd_view>("tessera::poisson_3d diagonal crd",
                                                                                      diag_nnz);
   diag.vals = tessera::detail::uninitialized_view<typename Local::vals_view>("tessera::poisson_3d diagonal vals",
@@ -139,7 +133,7 @@ PoissonBlock<Local, RowView> poisson_3d_block(std::int64_t n, std::int64_t r0, s
   // Boundary rows: those with a neighbour outside the block.
   const auto boundary_at = offsets_of<std::int64_t, Space>(
       "tessera::poisson_3d boundary", rows, KOKKOS_LAMBDA(std::int64_t r) { return count_inside(r0 + r, false) > 0; });
-  const std::int64_t boundary = total(boundary_at);
+  const std::int64_t boundary = total_of(boundary_at);
   out.boundary_rows = tessera::detail::uninitialized_view<RowView>("tessera::DistTensor::boundary_rows", boundary);
   {
     const auto rows_out = out.boundary_rows;
@@ -159,7 +153,7 @@ PoissonBlock<Local, RowView> poisson_3d_block(std::int64_t n, std::int64_t r0, s
   offd.levels[1].pos = offsets_of<Offset, Space>(
       "tessera::poisson_3d off-diagonal pos", boundary,
       KOKKOS_LAMBDA(std::int64_t b) { return count_inside(r0 + boundary_rows(b), false); });
-  const std::int64_t offd_nnz = total(offd.levels[1].pos);
+  const std::int64_t offd_nnz = total_of(offd.levels[1].pos);
   offd.levels[1].crd = tessera::detail::uninitialized_view<typename Local::crd_view>(
       "tessera::poisson_3d off-diagonal crd", offd_nnz);
   offd.vals = tessera::detail::uninitialized_view<typename Local::vals_view>("tessera::poisson_3d off-diagonal vals",

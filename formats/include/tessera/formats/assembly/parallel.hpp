@@ -82,6 +82,15 @@ Kokkos::View<Offset*, DeviceOf<Space>> offsets_of(const std::string& label, std:
   return out;
 }
 
+// The last of a view of offsets (their total), read back to the host.
+template <class View>
+std::int64_t total_of(const View& offsets) {
+  typename View::non_const_value_type last = 0;
+  Kokkos::deep_copy(Kokkos::View<typename View::non_const_value_type, Kokkos::HostSpace>(&last),
+                    Kokkos::subview(offsets, offsets.extent(0) - 1));
+  return static_cast<std::int64_t>(last);
+}
+
 // 0, 1, ..., n-1.
 template <class Space, class Index>
 Kokkos::View<Index*, DeviceOf<Space>> iota(const std::string& label, std::int64_t n) {

@@ -11,7 +11,7 @@
 /// is tessera::spgemm<Policy> (the workspace kernel) on local tensors, and C keeps
 /// A's row blocks and B's column blocks. The exchanged rows and the local operands are
 /// assembled on the host, then built in Space (on Kokkos::Cuda the local product runs on the
-/// device). Collective over A.comm().
+/// device); C_r is split into C's blocks in Space. Collective over A.comm().
 #include <cstdint>
 #include <vector>
 
@@ -143,20 +143,14 @@ DistTensor<T, Enc, Space> spgemm(const Space& space, const DistTensor<T, Enc, Sp
       b_local.values.push_back(recv_vals[q]);
     }
 
-  // 3. The local workspace kernel, then C from this rank's rows.
-  HostCoo<double> c_owned;
+  // 3. The local workspace kernel; its rows, with B's global columns, are C's on this rank.
+  typename DistTensor<T, Enc, Space>::local_tensor c_local;
   agree_on_errors(comm, [&] {
     const auto a = from_coo<T, Enc, Space>(a_local);
     const auto b = from_coo<T, Enc, Space>(b_local);
-    const HostCoo<T> c = to_coo(tessera::spgemm<Policy, Enc>(space, a, b, options));
-    const std::int64_t r0 = A.rows().begin(rank);
-    c_owned.shape = {A.extent(0), B.extent(1)};
-    c_owned.coords = c.coords;
-    for (std::int64_t n = 0; n < c.nnz(); ++n) c_owned.coords[2 * n] += r0;
-    c_owned.values.assign(c.values.begin(), c.values.end());
+    c_local = tessera::spgemm<Policy, Enc>(space, a, b, options);
   });
-  auto C = DistTensor<T, Enc, Space>::from_owned_rows(comm, A.rows(), B.cols(), c_owned);
-  return C;
+  return DistTensor<T, Enc, Space>::from_owned_block(comm, A.rows(), B.cols(), c_local);
 }
 
 /// Runs on a default-constructed instance of the operands' execution space.
