@@ -245,6 +245,17 @@ TYPED_TEST(Elementwise, LongSlicesMatchTheReference) {
     check_merged_by_entries<TypeParam>(first[c].coo, second[c].coo, first[c].name);
 }
 
+// Blocks of mostly short slices and a few of 33 to about 256 entries: on CUDA such a block merges
+// its short slices a thread each and walks the longer ones a warp each.
+TYPED_TEST(Elementwise, MixedSliceLengthsMatchTheReference) {
+  HostCoo<double> a = tessera_test::random_coo({4096, 4096}, 4 * 4096, 55);
+  for (std::int64_t row = 3; row < 4096; row += 97) a = with_long_row(a, row, row % 7, 1 + row % 5, 33 + row % 200);
+  const HostCoo<double> b = tessera_test::random_coo({4096, 4096}, 4 * 4096, 56);
+  check_add_and_multiply<double, CSR, TypeParam>(a, transposed(a), 1.0, 1.0, "mixed slices + A^T");
+  check_add_and_multiply<float, CSR, TypeParam>(a, revalued(a, 0.5), 1.0, -1.0, "mixed slices, identical patterns");
+  check_add_and_multiply<double, CSR, TypeParam>(a, b, 2.0, 1.0, "mixed slices + random");
+}
+
 TYPED_TEST(Elementwise, ZerosAreKeptUnlessDropped) {
   const HostCoo<double> a = tessera_test::random_coo({60, 40}, 500, 21);
   const auto A = tessera::from_coo<double, CSR, TypeParam>(a);
