@@ -10,6 +10,7 @@
 
 #include "tessera/core/allocation.hpp"
 #include "tessera/formats/assembly/parallel.hpp"
+#include "tessera/formats/host_transfer.hpp"
 
 namespace tessera::dist::detail {
 
@@ -78,14 +79,12 @@ SplitRows<Local, RowView> split_owned_rows(const Local& owned, std::int64_t c0, 
   // The ghost columns, ascending and distinct, on the host (the import plan is built there).
   {
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), offd.levels[1].crd);
-    out.ghost_cols.assign(host.data(), host.data() + remote);
+    out.ghost_cols.assign(host.data(), host.data() + remote);  // widened from the encoding's ordinals
     std::sort(out.ghost_cols.begin(), out.ghost_cols.end());
     out.ghost_cols.erase(std::unique(out.ghost_cols.begin(), out.ghost_cols.end()), out.ghost_cols.end());
   }
-  const auto ghost_view = tessera::detail::uninitialized_view<Kokkos::View<std::int64_t*, typename Local::device_type>>(
-      "tessera::DistTensor ghost columns", out.ghost_cols.size());
-  Kokkos::deep_copy(ghost_view, Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
-                                    out.ghost_cols.data(), out.ghost_cols.size()));
+  const auto ghost_view = tessera::detail::upload_array<Kokkos::View<std::int64_t*, typename Local::device_type>>(
+      "tessera::DistTensor ghost columns", out.ghost_cols);
   const std::int64_t ghosts = static_cast<std::int64_t>(out.ghost_cols.size());
 
   typename Local::Storage diag;

@@ -1,0 +1,234 @@
+#pragma once
+/// \file
+/// The operands of dist::spgemm's local product, built in the matrices' space: A's rows with
+/// columns [owned columns | ghost slots], and the rows of B they name (B's owned rows, then the
+/// rows fetched from other ranks) with global column ids. Only the fetched rows pass through the
+/// host, in the MPI buffers.
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include "tessera/core/allocation.hpp"
+#include "tessera/core/dist/dist_tensor.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/formats/assembly/parallel.hpp"
+#include "tessera/formats/host_transfer.hpp"
+
+namespace tessera::dist::detail {
+
+template <class Space>
+using IndexView = Kokkos::View<std::int64_t*, tessera::detail::DeviceOf<Space>>;
+
+// Refuses a local operand whose entries or columns its encoding's index types cannot hold.
+template <class Local>
+void require_fits(std::int64_t entries, std::int64_t cols, const char* what) {
+  using Offset = typename Local::offset_type;
+  using Ordinal = typename Local::ordinal_type;
+  if (entries > static_cast<std::int64_t>(std::numeric_limits<Offset>::max()) ||
+      cols - 1 > static_cast<std::int64_t>(std::numeric_limits<Ordinal>::max()))
+    throw OverflowError(std::string("dist::spgemm: ") + what + " has " + std::to_string(entries) + " entries and " +
+                        std::to_string(cols) + " columns, past the encoding's index types; use 64-bit indices");
+}
+
+// For each of `rows` local rows, its row in the off-diagonal block, or -1.
+template <class Space, class RowView>
+IndexView<Space> off_diagonal_row_of(std::int64_t rows, const RowView& boundary_rows) {
+  IndexView<Space> out("tessera::dist::spgemm off-diagonal rows", rows);
+  Kokkos::deep_copy(out, std::int64_t{-1});
+  Kokkos::parallel_for(
+      "tessera::dist::spgemm[off-diagonal rows]", tessera::detail::range<Space>(boundary_rows.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t b) { out(boundary_rows(b)) = b; });
+  return out;
+}
+
+// A's rows on this rank, columns [its column block | ghost slots]: a row's diagonal entries,
+// then its off-diagonal ones past the owned columns (both ascending, so the row is).
+template <class T, class Enc, class Space>
+Tensor<T, Enc, Space> rows_with_ghost_slots(const DistTensor<T, Enc, Space>& A) {
+  using Local = Tensor<T, Enc, Space>;
+  using Offset = typename Local::offset_type;
+  using Ordinal = typename Local::ordinal_type;
+  const int rank = comm_rank(A.comm());
+  const std::int64_t rows = A.rows().count(rank), owned = A.cols().count(rank);
+  require_fits<Local>(A.diagonal().nnz() + A.off_diagonal().nnz(), owned + A.import_plan().ghosts(), "A's rows");
+  const auto& d = A.diagonal().decompose();
+  const auto& o = A.off_diagonal().decompose();
+  const auto d_pos = d.levels[1].pos, o_pos = o.levels[1].pos;
+  const auto d_crd = d.levels[1].crd, o_crd = o.levels[1].crd;
+  const auto d_vals = d.vals, o_vals = o.vals;
+  const auto off_row = off_diagonal_row_of<Space>(rows, A.boundary_rows());
+  typename Local::Storage s;
+  s.levels[1].pos = tessera::detail::offsets_of<Offset, Space>(
+      "tessera::dist::spgemm A pos", rows, KOKKOS_LAMBDA(std::int64_t r) {
+        const std::int64_t b = off_row(r);
+        return static_cast<std::int64_t>(d_pos(r + 1) - d_pos(r)) + (b < 0 ? 0 : o_pos(b + 1) - o_pos(b));
+      });
+  const std::int64_t nnz = tessera::detail::total_of(s.levels[1].pos);
+  s.levels[1].crd = tessera::detail::uninitialized_view<typename Local::crd_view>("tessera::dist::spgemm A crd", nnz);
+  s.vals = tessera::detail::uninitialized_view<typename Local::vals_view>("tessera::dist::spgemm A vals", nnz);
+  const auto pos = s.levels[1].pos;
+  const auto crd = s.levels[1].crd;
+  const auto vals = s.vals;
+  Kokkos::parallel_for(
+      "tessera::dist::spgemm[A rows]", tessera::detail::range<Space>(rows), KOKKOS_LAMBDA(const std::int64_t r) {
+        Offset e = pos(r);
+        for (Offset q = d_pos(r); q < d_pos(r + 1); ++q, ++e) {
+          crd(e) = d_crd(q);
+          vals(e) = d_vals(q);
+        }
+        const std::int64_t b = off_row(r);
+        if (b < 0) return;
+        for (Offset q = o_pos(b); q < o_pos(b + 1); ++q, ++e) {
+          crd(e) = static_cast<Ordinal>(owned + o_crd(q));
+          vals(e) = o_vals(q);
+        }
+      });
+  return Local({rows, owned + A.import_plan().ghosts()}, std::move(s));
+}
+
+// B's owned rows with global columns: a row's ghost columns below its column block, its
+// diagonal entries, then its ghost columns above the block (ghost slots ascend with the columns).
+template <class T, class Enc, class Space>
+Tensor<T, Enc, Space> rows_with_global_columns(const DistTensor<T, Enc, Space>& B) {
+  using Local = Tensor<T, Enc, Space>;
+  using Offset = typename Local::offset_type;
+  using Ordinal = typename Local::ordinal_type;
+  const int rank = comm_rank(B.comm());
+  const std::int64_t rows = B.rows().count(rank), c0 = B.cols().begin(rank);
+  require_fits<Local>(B.diagonal().nnz() + B.off_diagonal().nnz(), B.extent(1), "B's rows");
+  const auto& d = B.diagonal().decompose();
+  const auto& o = B.off_diagonal().decompose();
+  const auto d_pos = d.levels[1].pos, o_pos = o.levels[1].pos;
+  const auto d_crd = d.levels[1].crd, o_crd = o.levels[1].crd;
+  const auto d_vals = d.vals, o_vals = o.vals;
+  const auto off_row = off_diagonal_row_of<Space>(rows, B.boundary_rows());
+  const auto ghost_cols = tessera::detail::upload_array<IndexView<Space>>("tessera::dist::spgemm ghost columns",
+                                                                          B.import_plan().ghost_cols);
+  typename Local::Storage s;
+  s.levels[1].pos = tessera::detail::offsets_of<Offset, Space>(
+      "tessera::dist::spgemm B pos", rows, KOKKOS_LAMBDA(std::int64_t r) {
+        const std::int64_t b = off_row(r);
+        return static_cast<std::int64_t>(d_pos(r + 1) - d_pos(r)) + (b < 0 ? 0 : o_pos(b + 1) - o_pos(b));
+      });
+  const std::int64_t nnz = tessera::detail::total_of(s.levels[1].pos);
+  s.levels[1].crd = tessera::detail::uninitialized_view<typename Local::crd_view>("tessera::dist::spgemm B crd", nnz);
+  s.vals = tessera::detail::uninitialized_view<typename Local::vals_view>("tessera::dist::spgemm B vals", nnz);
+  const auto pos = s.levels[1].pos;
+  const auto crd = s.levels[1].crd;
+  const auto vals = s.vals;
+  Kokkos::parallel_for(
+      "tessera::dist::spgemm[B rows]", tessera::detail::range<Space>(rows), KOKKOS_LAMBDA(const std::int64_t r) {
+        Offset e = pos(r);
+        const std::int64_t b = off_row(r);
+        Offset q = b < 0 ? 0 : o_pos(b);
+        const Offset q_end = b < 0 ? 0 : o_pos(b + 1);
+        for (; q < q_end && ghost_cols(o_crd(q)) < c0; ++q, ++e) {
+          crd(e) = static_cast<Ordinal>(ghost_cols(o_crd(q)));
+          vals(e) = o_vals(q);
+        }
+        for (Offset k = d_pos(r); k < d_pos(r + 1); ++k, ++e) {
+          crd(e) = static_cast<Ordinal>(c0 + d_crd(k));
+          vals(e) = d_vals(k);
+        }
+        for (; q < q_end; ++q, ++e) {
+          crd(e) = static_cast<Ordinal>(ghost_cols(o_crd(q)));
+          vals(e) = o_vals(q);
+        }
+      });
+  return Local({rows, B.extent(1)}, std::move(s));
+}
+
+// Rows of a local tensor, on the host for MPI: each row's length, then the rows' columns and
+// values one after the other.
+template <class T>
+struct HostRows {
+  std::vector<std::int64_t> lengths, cols;
+  std::vector<T> vals;
+};
+
+// The rows `ids` of `local` (global columns), gathered in the space, then copied to the host.
+template <class Local>
+HostRows<typename Local::value_type> gather_rows(const Local& local, const std::vector<std::int64_t>& ids) {
+  using Space = typename Local::execution_space;
+  using T = typename Local::value_type;
+  using Offset = typename Local::offset_type;
+  const std::int64_t n = static_cast<std::int64_t>(ids.size());
+  const auto& s = local.decompose();
+  const auto pos = s.levels[1].pos;
+  const auto crd = s.levels[1].crd;
+  const auto vals = s.vals;
+  const auto rows = tessera::detail::upload_array<IndexView<Space>>("tessera::dist::spgemm sent rows", ids);
+  const auto starts = tessera::detail::offsets_of<std::int64_t, Space>(
+      "tessera::dist::spgemm sent offsets", n, KOKKOS_LAMBDA(std::int64_t i) { return pos(rows(i) + 1) - pos(rows(i)); });
+  const std::int64_t total = tessera::detail::total_of(starts);
+  IndexView<Space> cols_out = tessera::detail::uninitialized_view<IndexView<Space>>("tessera::dist::spgemm sent columns",
+                                                                                    total);
+  const auto vals_out = tessera::detail::uninitialized_view<Kokkos::View<T*, tessera::detail::DeviceOf<Space>>>(
+      "tessera::dist::spgemm sent values", total);
+  Kokkos::parallel_for(
+      "tessera::dist::spgemm[gather rows]", tessera::detail::range<Space>(n), KOKKOS_LAMBDA(const std::int64_t i) {
+        std::int64_t e = starts(i);
+        for (Offset q = pos(rows(i)); q < pos(rows(i) + 1); ++q, ++e) {
+          cols_out(e) = crd(q);
+          vals_out(e) = vals(q);
+        }
+      });
+  HostRows<T> out;
+  const std::vector<std::int64_t> offsets = tessera::detail::download_array<std::int64_t>(starts);
+  out.lengths.resize(n);
+  for (std::int64_t i = 0; i < n; ++i) out.lengths[i] = offsets[i + 1] - offsets[i];
+  out.cols = tessera::detail::download_array<std::int64_t>(cols_out);
+  out.vals = tessera::detail::download_array<T>(vals_out);
+  return out;
+}
+
+// [local's rows ; the fetched rows]: the local product's right operand.
+template <class Local>
+Local stacked_rows(const Local& local, const HostRows<typename Local::value_type>& fetched) {
+  using Space = typename Local::execution_space;
+  using T = typename Local::value_type;
+  using Offset = typename Local::offset_type;
+  using Ordinal = typename Local::ordinal_type;
+  const std::int64_t own = local.extent(0), more = static_cast<std::int64_t>(fetched.lengths.size());
+  require_fits<Local>(local.nnz() + static_cast<std::int64_t>(fetched.cols.size()), local.extent(1),
+                      "the rows of B with the fetched ones");
+  std::vector<std::int64_t> starts(more + 1, 0);
+  std::partial_sum(fetched.lengths.begin(), fetched.lengths.end(), starts.begin() + 1);
+  const auto f_pos = tessera::detail::upload_array<IndexView<Space>>("tessera::dist::spgemm fetched offsets", starts);
+  const auto f_cols =
+      tessera::detail::upload_array<IndexView<Space>>("tessera::dist::spgemm fetched columns", fetched.cols);
+  const auto f_vals = tessera::detail::upload_array<Kokkos::View<T*, tessera::detail::DeviceOf<Space>>>(
+      "tessera::dist::spgemm fetched values", fetched.vals);
+  const auto& s = local.decompose();
+  const auto l_pos = s.levels[1].pos;
+  const auto l_crd = s.levels[1].crd;
+  const auto l_vals = s.vals;
+  const std::int64_t l_nnz = local.nnz();
+  typename Local::Storage out;
+  out.levels[1].pos = tessera::detail::offsets_of<Offset, Space>(
+      "tessera::dist::spgemm B pos", own + more, KOKKOS_LAMBDA(std::int64_t r) {
+        return r < own ? static_cast<std::int64_t>(l_pos(r + 1) - l_pos(r)) : f_pos(r - own + 1) - f_pos(r - own);
+      });
+  const std::int64_t nnz = l_nnz + starts[more];
+  out.levels[1].crd = tessera::detail::uninitialized_view<typename Local::crd_view>("tessera::dist::spgemm B crd", nnz);
+  out.vals = tessera::detail::uninitialized_view<typename Local::vals_view>("tessera::dist::spgemm B vals", nnz);
+  const auto crd = out.levels[1].crd;
+  const auto vals = out.vals;
+  Kokkos::parallel_for(
+      "tessera::dist::spgemm[stack rows]", tessera::detail::range<Space>(nnz), KOKKOS_LAMBDA(const std::int64_t e) {
+        if (e < l_nnz) {
+          crd(e) = l_crd(e);
+          vals(e) = l_vals(e);
+        } else {
+          crd(e) = static_cast<Ordinal>(f_cols(e - l_nnz));
+          vals(e) = f_vals(e - l_nnz);
+        }
+      });
+  return Local({own + more, local.extent(1)}, std::move(out));
+}
+
+}  // namespace tessera::dist::detail
