@@ -45,6 +45,47 @@ IndexView<Space> off_diagonal_row_of(std::int64_t rows, const RowView& boundary_
   return out;
 }
 
+// A DistTensor's two blocks, for kernels that take each owned row's entries from both.
+template <class Local>
+struct OwnedRowParts {
+  using Space = typename Local::execution_space;
+  typename Local::pos_view d_pos, o_pos;
+  typename Local::crd_view d_crd, o_crd;
+  typename Local::vals_view d_vals, o_vals;
+  IndexView<Space> off_row;  // each owned row's row in the off-diagonal block, or -1
+
+  KOKKOS_INLINE_FUNCTION std::int64_t length(std::int64_t r) const {
+    const std::int64_t b = off_row(r);
+    return static_cast<std::int64_t>(d_pos(r + 1) - d_pos(r)) + (b < 0 ? 0 : o_pos(b + 1) - o_pos(b));
+  }
+};
+
+template <class T, class Enc, class Space>
+OwnedRowParts<Tensor<T, Enc, Space>> owned_row_parts(const DistTensor<T, Enc, Space>& M) {
+  const auto& d = M.diagonal().decompose();
+  const auto& o = M.off_diagonal().decompose();
+  return {d.levels[1].pos,
+          o.levels[1].pos,
+          d.levels[1].crd,
+          o.levels[1].crd,
+          d.vals,
+          o.vals,
+          off_diagonal_row_of<Space>(M.rows().count(comm_rank(M.comm())), M.boundary_rows())};
+}
+
+// Arrays for the owned rows of `parts`, each as long as its two blocks' rows together (pos filled).
+template <class Local>
+typename Local::Storage storage_for(const OwnedRowParts<Local>& parts, std::int64_t rows, const std::string& what) {
+  using Space = typename Local::execution_space;
+  typename Local::Storage s;
+  s.levels[1].pos = tessera::detail::offsets_of<typename Local::offset_type, Space>(
+      "tessera::dist::spgemm " + what + " pos", rows, KOKKOS_LAMBDA(std::int64_t r) { return parts.length(r); });
+  const std::int64_t nnz = tessera::detail::total_of(s.levels[1].pos);
+  s.levels[1].crd = tessera::detail::uninitialized_view<typename Local::crd_view>("tessera::dist::spgemm " + what + " crd", nnz);
+  s.vals = tessera::detail::uninitialized_view<typename Local::vals_view>("tessera::dist::spgemm " + what + " vals", nnz);
+  return s;
+}
+
 // A's rows on this rank, columns [its column block | ghost slots]: a row's diagonal entries,
 // then its off-diagonal ones past the owned columns (both ascending, so the row is).
 template <class T, class Enc, class Space>
@@ -52,39 +93,25 @@ Tensor<T, Enc, Space> rows_with_ghost_slots(const DistTensor<T, Enc, Space>& A) 
   using Local = Tensor<T, Enc, Space>;
   using Offset = typename Local::offset_type;
   using Ordinal = typename Local::ordinal_type;
-  const int rank = comm_rank(A.comm());
-  const std::int64_t rows = A.rows().count(rank), owned = A.cols().count(rank);
+  const std::int64_t rows = A.rows().count(comm_rank(A.comm())), owned = A.cols().count(comm_rank(A.comm()));
   require_fits<Local>(A.diagonal().nnz() + A.off_diagonal().nnz(), owned + A.import_plan().ghosts(), "A's rows");
-  const auto& d = A.diagonal().decompose();
-  const auto& o = A.off_diagonal().decompose();
-  const auto d_pos = d.levels[1].pos, o_pos = o.levels[1].pos;
-  const auto d_crd = d.levels[1].crd, o_crd = o.levels[1].crd;
-  const auto d_vals = d.vals, o_vals = o.vals;
-  const auto off_row = off_diagonal_row_of<Space>(rows, A.boundary_rows());
-  typename Local::Storage s;
-  s.levels[1].pos = tessera::detail::offsets_of<Offset, Space>(
-      "tessera::dist::spgemm A pos", rows, KOKKOS_LAMBDA(std::int64_t r) {
-        const std::int64_t b = off_row(r);
-        return static_cast<std::int64_t>(d_pos(r + 1) - d_pos(r)) + (b < 0 ? 0 : o_pos(b + 1) - o_pos(b));
-      });
-  const std::int64_t nnz = tessera::detail::total_of(s.levels[1].pos);
-  s.levels[1].crd = tessera::detail::uninitialized_view<typename Local::crd_view>("tessera::dist::spgemm A crd", nnz);
-  s.vals = tessera::detail::uninitialized_view<typename Local::vals_view>("tessera::dist::spgemm A vals", nnz);
+  const auto parts = owned_row_parts(A);
+  typename Local::Storage s = storage_for(parts, rows, "A");
   const auto pos = s.levels[1].pos;
   const auto crd = s.levels[1].crd;
   const auto vals = s.vals;
   Kokkos::parallel_for(
       "tessera::dist::spgemm[A rows]", tessera::detail::range<Space>(rows), KOKKOS_LAMBDA(const std::int64_t r) {
         Offset e = pos(r);
-        for (Offset q = d_pos(r); q < d_pos(r + 1); ++q, ++e) {
-          crd(e) = d_crd(q);
-          vals(e) = d_vals(q);
+        for (Offset q = parts.d_pos(r); q < parts.d_pos(r + 1); ++q, ++e) {
+          crd(e) = parts.d_crd(q);
+          vals(e) = parts.d_vals(q);
         }
-        const std::int64_t b = off_row(r);
+        const std::int64_t b = parts.off_row(r);
         if (b < 0) return;
-        for (Offset q = o_pos(b); q < o_pos(b + 1); ++q, ++e) {
-          crd(e) = static_cast<Ordinal>(owned + o_crd(q));
-          vals(e) = o_vals(q);
+        for (Offset q = parts.o_pos(b); q < parts.o_pos(b + 1); ++q, ++e) {
+          crd(e) = static_cast<Ordinal>(owned + parts.o_crd(q));
+          vals(e) = parts.o_vals(q);
         }
       });
   return Local({rows, owned + A.import_plan().ghosts()}, std::move(s));
@@ -97,46 +124,32 @@ Tensor<T, Enc, Space> rows_with_global_columns(const DistTensor<T, Enc, Space>& 
   using Local = Tensor<T, Enc, Space>;
   using Offset = typename Local::offset_type;
   using Ordinal = typename Local::ordinal_type;
-  const int rank = comm_rank(B.comm());
-  const std::int64_t rows = B.rows().count(rank), c0 = B.cols().begin(rank);
+  const std::int64_t rows = B.rows().count(comm_rank(B.comm())), c0 = B.cols().begin(comm_rank(B.comm()));
   require_fits<Local>(B.diagonal().nnz() + B.off_diagonal().nnz(), B.extent(1), "B's rows");
-  const auto& d = B.diagonal().decompose();
-  const auto& o = B.off_diagonal().decompose();
-  const auto d_pos = d.levels[1].pos, o_pos = o.levels[1].pos;
-  const auto d_crd = d.levels[1].crd, o_crd = o.levels[1].crd;
-  const auto d_vals = d.vals, o_vals = o.vals;
-  const auto off_row = off_diagonal_row_of<Space>(rows, B.boundary_rows());
+  const auto parts = owned_row_parts(B);
   const auto ghost_cols = tessera::detail::upload_array<IndexView<Space>>("tessera::dist::spgemm ghost columns",
                                                                           B.import_plan().ghost_cols);
-  typename Local::Storage s;
-  s.levels[1].pos = tessera::detail::offsets_of<Offset, Space>(
-      "tessera::dist::spgemm B pos", rows, KOKKOS_LAMBDA(std::int64_t r) {
-        const std::int64_t b = off_row(r);
-        return static_cast<std::int64_t>(d_pos(r + 1) - d_pos(r)) + (b < 0 ? 0 : o_pos(b + 1) - o_pos(b));
-      });
-  const std::int64_t nnz = tessera::detail::total_of(s.levels[1].pos);
-  s.levels[1].crd = tessera::detail::uninitialized_view<typename Local::crd_view>("tessera::dist::spgemm B crd", nnz);
-  s.vals = tessera::detail::uninitialized_view<typename Local::vals_view>("tessera::dist::spgemm B vals", nnz);
+  typename Local::Storage s = storage_for(parts, rows, "B");
   const auto pos = s.levels[1].pos;
   const auto crd = s.levels[1].crd;
   const auto vals = s.vals;
   Kokkos::parallel_for(
       "tessera::dist::spgemm[B rows]", tessera::detail::range<Space>(rows), KOKKOS_LAMBDA(const std::int64_t r) {
         Offset e = pos(r);
-        const std::int64_t b = off_row(r);
-        Offset q = b < 0 ? 0 : o_pos(b);
-        const Offset q_end = b < 0 ? 0 : o_pos(b + 1);
-        for (; q < q_end && ghost_cols(o_crd(q)) < c0; ++q, ++e) {
-          crd(e) = static_cast<Ordinal>(ghost_cols(o_crd(q)));
-          vals(e) = o_vals(q);
+        const std::int64_t b = parts.off_row(r);
+        Offset q = b < 0 ? 0 : parts.o_pos(b);
+        const Offset q_end = b < 0 ? 0 : parts.o_pos(b + 1);
+        for (; q < q_end && ghost_cols(parts.o_crd(q)) < c0; ++q, ++e) {
+          crd(e) = static_cast<Ordinal>(ghost_cols(parts.o_crd(q)));
+          vals(e) = parts.o_vals(q);
         }
-        for (Offset k = d_pos(r); k < d_pos(r + 1); ++k, ++e) {
-          crd(e) = static_cast<Ordinal>(c0 + d_crd(k));
-          vals(e) = d_vals(k);
+        for (Offset k = parts.d_pos(r); k < parts.d_pos(r + 1); ++k, ++e) {
+          crd(e) = static_cast<Ordinal>(c0 + parts.d_crd(k));
+          vals(e) = parts.d_vals(k);
         }
         for (; q < q_end; ++q, ++e) {
-          crd(e) = static_cast<Ordinal>(ghost_cols(o_crd(q)));
-          vals(e) = o_vals(q);
+          crd(e) = static_cast<Ordinal>(ghost_cols(parts.o_crd(q)));
+          vals(e) = parts.o_vals(q);
         }
       });
   return Local({rows, B.extent(1)}, std::move(s));
