@@ -50,8 +50,7 @@ SplitRows<Local, RowView> split_owned_rows(const Local& owned, std::int64_t c0, 
       KOKKOS_LAMBDA(std::int64_t r) { return (pos(r + 1) - pos(r)) - (ghost_at(r + 1) - ghost_at(r)); });
   const auto boundary_at = offsets_of<std::int64_t, Space>(
       "tessera::DistTensor boundary", rows, KOKKOS_LAMBDA(std::int64_t r) { return ghost_at(r + 1) > ghost_at(r); });
-  const std::int64_t remote = total_of(ghost_at), boundary = total_of(boundary_at);
-  const std::int64_t local = (rows > 0 ? total_of(pos) : 0) - remote;
+  const std::int64_t remote = total_of(ghost_at), boundary = total_of(boundary_at), local = total_of(diag_pos);
 
   SplitRows<Local, RowView> out;
   out.boundary_rows = uninitialized_view<RowView>("tessera::DistTensor::boundary_rows", boundary);

@@ -37,7 +37,7 @@ void require_fits(std::int64_t entries, std::int64_t cols, const char* what) {
 // For each of `rows` local rows, its row in the off-diagonal block, or -1.
 template <class Space, class RowView>
 IndexView<Space> off_diagonal_row_of(std::int64_t rows, const RowView& boundary_rows) {
-  IndexView<Space> out("tessera::dist::spgemm off-diagonal rows", rows);
+  const auto out = tessera::detail::uninitialized_view<IndexView<Space>>("tessera::dist::spgemm off-diagonal rows", rows);
   Kokkos::deep_copy(out, std::int64_t{-1});
   Kokkos::parallel_for(
       "tessera::dist::spgemm[off-diagonal rows]", tessera::detail::range<Space>(boundary_rows.extent(0)),
