@@ -1,7 +1,6 @@
 #pragma once
 // The options every benchmark program with precisions and named inputs shares: --reps R,
 // --prec fp32,fp64, --only NAME[,NAME...] (each program's usage text describes them).
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,9 +24,7 @@ struct BenchOptions {
       fp64 = list.find("fp64") != std::string::npos;
       if (!fp32 && !fp64) cl.reject();
     } else if (cl.is("--only")) {
-      std::istringstream list(cl.text());
-      for (std::string part; std::getline(list, part, ',');)
-        if (!part.empty()) only.push_back(part);
+      only = cl.text_list();
     } else {
       return false;
     }

@@ -119,6 +119,12 @@ TEST(CommandLine, NamesTheOptionOfEveryError) {
   EXPECT_EQ(walk_error({"--density", "0.25,1,1e-3"}, reals), "");
   EXPECT_EQ(walk_error({"--density", "0.25,,1"}, reals), "--density wants a number, got ''");
   EXPECT_EQ(walk_error({"--density", "0.25,x"}, reals), "--density wants a number, got 'x'");
+  auto names = [](tessera::CommandLine& cl) {
+    if (cl.text_list() != std::vector<std::string>{"lastfm", "fibers3-10M"}) throw tessera::Error("wrong values");
+  };
+  EXPECT_EQ(walk_error({"--only", "lastfm,fibers3-10M"}, names), "");
+  EXPECT_EQ(walk_error({"--only", "lastfm,,fibers3-10M"}, names), "--only wants a list of names, got an empty one");
+  EXPECT_EQ(walk_error({"--only", "lastfm,"}, names), "--only wants a list of names, got an empty one");
 }
 
 TEST(CommandLine, TakesOnePositionalArgument) {

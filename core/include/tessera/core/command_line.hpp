@@ -142,6 +142,13 @@ class CommandLine {
   std::vector<double> double_list(char separator = ',') {
     return list_of<double>(separator, [&](const std::string& item) { return parse_real(item, arg_); });
   }
+  /// A list of words split by `separator` ("lastfm,fibers"); an empty item is an error.
+  std::vector<std::string> text_list(char separator = ',') {
+    return list_of<std::string>(separator, [&](const std::string& item) {
+      if (item.empty()) throw Error(arg_ + " wants a list of names, got an empty one");
+      return item;
+    });
+  }
 
  private:
   template <class V, class Parse>
