@@ -1,8 +1,11 @@
 #include "tessera/core/dist/scope_guard.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -22,16 +25,28 @@ struct NodeComm {
   MPI_Comm node = MPI_COMM_NULL;
 };
 
-#ifdef KOKKOS_ENABLE_CUDA
-// Kokkos' own device options: where the user gave one, Kokkos decides.
-bool kokkos_device_option(int argc, char* argv[]) {
+// Whether the command line holds one of Kokkos' own `options` (where it does, Kokkos decides).
+bool has_option(int argc, char* argv[], std::initializer_list<const char*> options) {
   for (int i = 1; i < argc; ++i)
-    for (const char* option : {"--kokkos-device-id", "--kokkos-num-devices", "--kokkos-map-device-id-by",
-                               "--kokkos-device", "--kokkos-ndevices"})
+    for (const char* option : options)
       if (std::strncmp(argv[i], option, std::strlen(option)) == 0) return true;
   return false;
 }
 
+// Kokkos 3.7 renamed --kokkos-threads (kept as a deprecated spelling in 4.x).
+#if KOKKOS_VERSION >= 30700
+constexpr const char* kThreadsOption = "--kokkos-num-threads=";
+#else
+constexpr const char* kThreadsOption = "--kokkos-threads=";
+#endif
+
+// The node's hardware threads split over its ranks (at least one each).
+int threads_per_rank(int local_ranks) {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return std::max(1, static_cast<int>(cores) / std::max(1, local_ranks));
+}
+
+#ifdef KOKKOS_ENABLE_CUDA
 int pick_device(MPI_Comm comm, const DeviceBinding& binding) {
   const int local = node_local_rank(comm), ranks = node_local_size(comm);
   int device = -1;
@@ -82,26 +97,34 @@ int node_leader(MPI_Comm comm) {
 }
 
 ScopeGuard::ScopeGuard(MPI_Comm comm, int& argc, char* argv[], const DeviceBinding& binding) {
-  (void)comm;
   (void)binding;
+  std::vector<std::string> options;
 #ifdef KOKKOS_ENABLE_CUDA
-  if (!kokkos_device_option(argc, argv)) device_ = pick_device(comm, binding);
-#endif
-  if (device_ < 0) {
-    Kokkos::initialize(argc, argv);
-    return;
+  if (!has_option(argc, argv, {"--kokkos-device-id", "--kokkos-num-devices", "--kokkos-map-device-id-by",
+                               "--kokkos-device", "--kokkos-ndevices"})) {
+    device_ = pick_device(comm, binding);
+    options.push_back("--kokkos-device-id=" + std::to_string(device_));
   }
-  // Kokkos takes the device as an option in every version (3.4 to 4.x); it strips the
-  // options it reads, so the caller's argv is rewritten from the copy without ours.
-  std::string option = "--kokkos-device-id=" + std::to_string(device_);
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP) || defined(KOKKOS_ENABLE_THREADS)
+  // The host threads of the ranks of a node share its cores, unless the user chose a number.
+  const int local_ranks = node_local_size(comm);
+  if (!std::getenv("OMP_NUM_THREADS") && !has_option(argc, argv, {"--kokkos-threads", "--kokkos-num-threads"}))
+    options.push_back(kThreadsOption + std::to_string(threads_per_rank(local_ranks)));
+#else
+  (void)comm;
+#endif
+  // Kokkos takes both as options in every version (3.4 to 4.x); it strips the options it reads,
+  // so the caller's argv is rewritten from the copy without ours.
   std::vector<char*> args(argv, argv + argc);
-  args.push_back(option.data());
+  for (std::string& option : options) args.push_back(option.data());
   args.push_back(nullptr);
-  int count = argc + 1;
+  int count = static_cast<int>(args.size()) - 1;
   Kokkos::initialize(count, args.data());
   argc = 0;
   for (int i = 0; i < count; ++i)
-    if (args[i] != option.data()) argv[argc++] = args[i];
+    if (std::none_of(options.begin(), options.end(), [&](std::string& o) { return args[i] == o.data(); }))
+      argv[argc++] = args[i];
   argv[argc] = nullptr;  // as main's argv ends
 }
 

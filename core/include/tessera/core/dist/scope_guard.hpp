@@ -17,8 +17,9 @@
 /// on a node than GPUs raise Error on every rank, unless sharing is asked for
 /// (DeviceBinding::share_devices or TESSERA_SHARE_GPUS=1): then ranks go round-robin. Kokkos
 /// device options on the command line (--kokkos-device-id, --kokkos-num-devices,
-/// --kokkos-map-device-id-by) take precedence: the guard then leaves the choice to Kokkos. Host
-/// builds start Kokkos as Kokkos::ScopeGuard does.
+/// --kokkos-map-device-id-by) take precedence: the guard then leaves the choice to Kokkos. The
+/// host threads of each rank are the node's hardware threads over its ranks (OpenMP's default
+/// would give every rank all of them), unless OMP_NUM_THREADS or a Kokkos threads option sets them.
 #include <mpi.h>
 
 namespace tessera::dist {
