@@ -231,10 +231,11 @@ void time_spmv(MPI_Comm comm, const Args& args, const MatrixCase& c, const Matri
   const std::int64_t ghosts = A.import_plan().ghosts();
   std::int64_t most_ghosts = 0;
   MPI_Allreduce(&ghosts, &most_ghosts, 1, MPI_INT64_T, MPI_MAX, comm);
+  const tessera::dist::HaloTransport transport = A.halo().transport();  // collective: sets the halo up
   if (rank == 0)
     std::printf("<!-- %s: %lld rows, %lld nonzeros, %d ranks, at most %lld ghosts per rank, halo %s -->\n",
                 c.name.c_str(), static_cast<long long>(A.extent(0)), static_cast<long long>(A.nnz()), ranks,
-                static_cast<long long>(most_ghosts), tessera::dist::describe(A.halo().transport()));
+                static_cast<long long>(most_ghosts), tessera::dist::describe(transport));
   Vector x(comm, A.cols()), y(comm, A.rows());
   Kokkos::deep_copy(x.local(), 1.0);
   using Block = Kokkos::View<double**, Kokkos::LayoutRight, Space>;

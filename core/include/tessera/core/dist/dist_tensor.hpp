@@ -180,7 +180,8 @@ class DistTensor {
   /// Building block for kernels whose result rows are in Space already (dist::spgemm): `owned`
   /// holds this rank's rows under `rows` (its row r is global row rows.begin(rank) + r) with
   /// global column ids, each row's columns ascending and distinct. It is split into the two
-  /// blocks in Space; only the ghost columns go through the host.
+  /// blocks in Space; only the ghost columns go through the host. On one rank the diagonal block
+  /// is `owned` itself (its arrays shared).
   static DistTensor from_owned_block(MPI_Comm comm, RowPartition rows, RowPartition cols, const local_tensor& owned) {
     const int rank = comm_rank(comm);
     detail::SplitRows<local_tensor, row_view> parts;
@@ -237,7 +238,6 @@ class DistTensor {
     A.cols_ = std::move(cols);
     const std::int64_t local_nnz = A.diag_.nnz() + A.offd_.nnz();
     MPI_Allreduce(&local_nnz, &A.nnz_, 1, MPI_INT64_T, MPI_SUM, comm);
-    A.halo_ = std::make_shared<Halo<T, Space>>(comm, A.plan_);
     return A;
   }
 
@@ -284,8 +284,13 @@ class DistTensor {
   const row_view& boundary_rows() const { return boundary_rows_; }
   /// Which ghost columns come from which rank, and which entries go where.
   const ImportPlan& import_plan() const { return *plan_; }
-  /// The ghost exchange; kernels start and finish it (shared by copies of this tensor).
-  Halo<T, Space>& halo() const { return *halo_; }
+  /// The ghost exchange; kernels start and finish it (shared by copies of this tensor). Set up
+  /// by the first call, which is collective (every rank makes it): a tensor that no kernel
+  /// exchanges for, such as a product on its way into the next product, never pays for it.
+  Halo<T, Space>& halo() const {
+    if (!halo_->exchange) halo_->exchange = std::make_unique<Halo<T, Space>>(comm_, plan_);
+    return *halo_->exchange;
+  }
   /// diagonal() as a sliced ELLPACK copy (host spaces): the layout of dist::spmv's local
   /// product there. Built on the first call and kept, shared by copies of this tensor:
   /// it costs about as much memory again as the diagonal block's indices and values.
@@ -338,7 +343,10 @@ class DistTensor {
   local_tensor diag_, offd_;
   row_view boundary_rows_;
   std::shared_ptr<const ImportPlan> plan_;
-  std::shared_ptr<Halo<T, Space>> halo_;
+  struct LazyHalo {
+    std::unique_ptr<Halo<T, Space>> exchange;
+  };
+  std::shared_ptr<LazyHalo> halo_ = std::make_shared<LazyHalo>();
   struct LazySlicedEll {
     bool built = false;
     SlicedEll<T> ell;

@@ -21,15 +21,66 @@ struct SplitRows {
   std::vector<std::int64_t> ghost_cols;  // ascending global columns outside [c0, c1)
 };
 
+KOKKOS_INLINE_FUNCTION int bits_set(std::uint32_t word) {
+#if defined(__CUDA_ARCH__)
+  return __popc(word);
+#else
+  return __builtin_popcount(word);
+#endif
+}
+
+// Rows over a team's threads, a row's entries over its vector lanes: on a device a warp reads
+// one row's entries together (a thread per row touches a cache line per row at every step,
+// more lines than the cache keeps for long rows).
+template <class Space>
+struct RowLanes {
+  static constexpr bool device =
+      !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+  static constexpr int lanes = device ? 32 : 1;
+  static constexpr std::int64_t rows_per_team = device ? 8 : 256;
+  using Policy = Kokkos::TeamPolicy<Space>;
+  using Member = typename Policy::member_type;
+
+  static Policy policy(std::int64_t rows) {
+    return Policy(static_cast<int>((rows + rows_per_team - 1) / rows_per_team), device ? rows_per_team : 1, lanes);
+  }
+  KOKKOS_INLINE_FUNCTION static std::int64_t first_row(const Member& team) {
+    return static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
+  }
+  KOKKOS_INLINE_FUNCTION static std::int64_t end_row(const Member& team, std::int64_t rows) {
+    return first_row(team) + rows_per_team < rows ? first_row(team) + rows_per_team : rows;
+  }
+};
+
+// The distinct ghost columns of a rank as a bitmap over all columns, for sets too large to sort
+// on the host: a column's ghost slot is the set bits before it.
+template <class Space>
+struct GhostBitmap {
+  Kokkos::View<std::uint32_t*, tessera::detail::DeviceOf<Space>> bits;
+  Kokkos::View<std::int64_t*, tessera::detail::DeviceOf<Space>> before;  // set bits in the words before w
+
+  KOKKOS_INLINE_FUNCTION void mark(std::int64_t j) const {
+    const std::uint32_t bit = 1u << (j & 31);
+    if ((bits(j >> 5) & bit) == 0) Kokkos::atomic_fetch_or(&bits(j >> 5), bit);  // most marks repeat a set bit
+  }
+  KOKKOS_INLINE_FUNCTION std::int64_t slot(std::int64_t j) const {
+    return before(j >> 5) + bits_set(bits(j >> 5) & ((1u << (j & 31)) - 1u));
+  }
+};
+
 // `owned`: CSR-like rows whose columns are ascending and distinct. Columns in [c0, c1) go to
 // the diagonal block (shifted by c0), the others to the off-diagonal block (by ghost slot), whose
 // rows are the rows with such columns. The off-diagonal entries keep their order, so a row's
-// entries in that block start where the ghost entries of the rows before it end.
+// entries in that block start where the ghost entries of the rows before it end. Where [c0, c1)
+// holds every column (one rank) the diagonal block is `owned` itself.
 template <class Local, class RowView>
 SplitRows<Local, RowView> split_owned_rows(const Local& owned, std::int64_t c0, std::int64_t c1) {
   using Space = typename Local::execution_space;
   using Offset = typename Local::offset_type;
   using Ordinal = typename Local::ordinal_type;
+  using Lanes = RowLanes<Space>;
+  using Member = typename Lanes::Member;
+  using Index = Kokkos::View<std::int64_t*, tessera::detail::DeviceOf<Space>>;
   using tessera::detail::offsets_of;
   using tessera::detail::range;
   using tessera::detail::total_of;
@@ -39,85 +90,118 @@ SplitRows<Local, RowView> split_owned_rows(const Local& owned, std::int64_t c0, 
   const auto crd = s.levels[1].crd;
   const auto vals = s.vals;
   const std::int64_t rows = owned.extent(0);
-  const auto ghosts_in = KOKKOS_LAMBDA(std::int64_t r) {
-    std::int64_t g = 0;
-    for (Offset e = pos(r); e < pos(r + 1); ++e) g += crd(e) < c0 || crd(e) >= c1;
-    return g;
-  };
-  const auto ghost_at = offsets_of<std::int64_t, Space>("tessera::DistTensor ghost entries", rows, ghosts_in);
+
+  SplitRows<Local, RowView> out;
+  if (c0 == 0 && c1 == owned.extent(1)) {  // one rank: the rows are the diagonal block
+    out.diagonal = owned;
+    out.boundary_rows = RowView("tessera::DistTensor::boundary_rows", 0);
+    typename Local::Storage offd;
+    offd.levels[1].pos = typename Local::pos_view("tessera::DistTensor off-diagonal pos", 1);
+    offd.levels[1].crd = typename Local::crd_view("tessera::DistTensor off-diagonal crd", 0);
+    offd.vals = typename Local::vals_view("tessera::DistTensor off-diagonal vals", 0);
+    out.off_diagonal = Local({0, 0}, std::move(offd));
+    return out;
+  }
+
+  // Each row's ghost entries counted, their columns marked.
+  GhostBitmap<Space> ghosts_of;
+  ghosts_of.bits = decltype(ghosts_of.bits)("tessera::DistTensor ghost bitmap", (owned.extent(1) + 31) / 32);
+  const auto row_ghosts = uninitialized_view<Index>("tessera::DistTensor ghost entries", rows + 1);
+  Kokkos::parallel_for(
+      "tessera::DistTensor[mark ghosts]", Lanes::policy(rows), KOKKOS_LAMBDA(const Member& team) {
+        const std::int64_t first = Lanes::first_row(team), last = Lanes::end_row(team, rows);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](const std::int64_t r) {
+          std::int64_t g = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(team, static_cast<std::int64_t>(pos(r + 1) - pos(r))),
+              [&](const std::int64_t k, std::int64_t& count) {
+                const std::int64_t j = crd(pos(r) + k);
+                if (j >= c0 && j < c1) return;
+                ghosts_of.mark(j);
+                ++count;
+              },
+              g);
+          Kokkos::single(Kokkos::PerThread(team), [&] { row_ghosts(r) = g; });
+        });
+      });
+  const std::int64_t remote = [&] {
+    tessera::detail::counts_to_offsets(Space(), row_ghosts, rows);
+    return total_of(row_ghosts);
+  }();
+  const auto ghost_at = row_ghosts;
+
+  // The ghost columns, ascending: the bitmap's set bits in order.
+  const std::int64_t words = static_cast<std::int64_t>(ghosts_of.bits.extent(0));
+  {
+    const auto bits = ghosts_of.bits;
+    ghosts_of.before = offsets_of<std::int64_t, Space>("tessera::DistTensor ghost slots", words,
+                                                       KOKKOS_LAMBDA(std::int64_t w) { return bits_set(bits(w)); });
+  }
+  const std::int64_t ghosts = total_of(ghosts_of.before);
+  {
+    const auto list = uninitialized_view<Index>("tessera::DistTensor ghost columns", ghosts);
+    const auto bits = ghosts_of.bits;
+    const auto before = ghosts_of.before;
+    Kokkos::parallel_for(
+        "tessera::DistTensor[ghost columns]", range<Space>(words), KOKKOS_LAMBDA(const std::int64_t w) {
+          std::int64_t g = before(w);
+          for (std::uint32_t m = bits(w); m != 0; m &= m - 1) list(g++) = 32 * w + bits_set((m & (~m + 1)) - 1);
+        });
+    out.ghost_cols = tessera::detail::download_array<std::int64_t>(list);
+  }
+
   const auto diag_pos = offsets_of<Offset, Space>(
       "tessera::DistTensor diagonal pos", rows,
       KOKKOS_LAMBDA(std::int64_t r) { return (pos(r + 1) - pos(r)) - (ghost_at(r + 1) - ghost_at(r)); });
   const auto boundary_at = offsets_of<std::int64_t, Space>(
       "tessera::DistTensor boundary", rows, KOKKOS_LAMBDA(std::int64_t r) { return ghost_at(r + 1) > ghost_at(r); });
-  const std::int64_t remote = total_of(ghost_at), boundary = total_of(boundary_at), local = total_of(diag_pos);
+  const std::int64_t boundary = total_of(boundary_at), local = total_of(diag_pos);
 
-  SplitRows<Local, RowView> out;
   out.boundary_rows = uninitialized_view<RowView>("tessera::DistTensor::boundary_rows", boundary);
-  typename Local::Storage offd;
-  offd.levels[1].pos = uninitialized_view<typename Local::pos_view>("tessera::DistTensor off-diagonal pos", boundary + 1);
+  typename Local::Storage diag, offd;
+  diag.levels[1].pos = diag_pos;
+  diag.levels[1].crd = uninitialized_view<typename Local::crd_view>("tessera::DistTensor diagonal crd", local);
+  diag.vals = uninitialized_view<typename Local::vals_view>("tessera::DistTensor diagonal vals", local);
+  offd.levels[1].pos =
+      uninitialized_view<typename Local::pos_view>("tessera::DistTensor off-diagonal pos", boundary + 1);
   offd.levels[1].crd = uninitialized_view<typename Local::crd_view>("tessera::DistTensor off-diagonal crd", remote);
   offd.vals = uninitialized_view<typename Local::vals_view>("tessera::DistTensor off-diagonal vals", remote);
   {
     const auto rows_out = out.boundary_rows;
-    const auto offd_pos = offd.levels[1].pos;
-    const auto offd_crd = offd.levels[1].crd;  // global columns first, ghost slots below
-    Kokkos::parallel_for(
-        "tessera::DistTensor[boundary rows]", range<Space>(rows), KOKKOS_LAMBDA(const std::int64_t r) {
-          if (boundary_at(r + 1) > boundary_at(r)) {
-            rows_out(boundary_at(r)) = r;
-            offd_pos(boundary_at(r)) = static_cast<Offset>(ghost_at(r));
-          }
-          if (r == rows - 1) offd_pos(boundary) = static_cast<Offset>(remote);
-          std::int64_t g = ghost_at(r);
-          for (Offset e = pos(r); e < pos(r + 1); ++e)
-            if (crd(e) < c0 || crd(e) >= c1) offd_crd(g++) = crd(e);
-        });
-    if (rows == 0) Kokkos::deep_copy(offd_pos, Offset{0});
-  }
-  // The ghost columns, ascending and distinct, on the host (the import plan is built there).
-  {
-    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), offd.levels[1].crd);
-    out.ghost_cols.assign(host.data(), host.data() + remote);  // widened from the encoding's ordinals
-    std::sort(out.ghost_cols.begin(), out.ghost_cols.end());
-    out.ghost_cols.erase(std::unique(out.ghost_cols.begin(), out.ghost_cols.end()), out.ghost_cols.end());
-  }
-  const auto ghost_view = tessera::detail::upload_array<Kokkos::View<std::int64_t*, typename Local::device_type>>(
-      "tessera::DistTensor ghost columns", out.ghost_cols);
-  const std::int64_t ghosts = static_cast<std::int64_t>(out.ghost_cols.size());
-
-  typename Local::Storage diag;
-  diag.levels[1].pos = diag_pos;
-  diag.levels[1].crd = uninitialized_view<typename Local::crd_view>("tessera::DistTensor diagonal crd", local);
-  diag.vals = uninitialized_view<typename Local::vals_view>("tessera::DistTensor diagonal vals", local);
-  {
     const auto diag_crd = diag.levels[1].crd;
     const auto diag_vals = diag.vals;
+    const auto offd_pos = offd.levels[1].pos;
     const auto offd_crd = offd.levels[1].crd;
     const auto offd_vals = offd.vals;
     Kokkos::parallel_for(
-        "tessera::DistTensor[split rows]", range<Space>(rows), KOKKOS_LAMBDA(const std::int64_t r) {
-          Offset d = diag_pos(r);
-          std::int64_t g = ghost_at(r);
-          for (Offset e = pos(r); e < pos(r + 1); ++e) {
-            const std::int64_t j = crd(e);
-            if (j >= c0 && j < c1) {
-              diag_crd(d) = static_cast<Ordinal>(j - c0);
-              diag_vals(d++) = vals(e);
-            } else {
-              std::int64_t lo = 0, hi = ghosts;  // the slot of j among the ghost columns
-              while (lo < hi) {
-                const std::int64_t mid = (lo + hi) / 2;
-                if (ghost_view(mid) < j)
-                  lo = mid + 1;
-                else
-                  hi = mid;
+        "tessera::DistTensor[split rows]", Lanes::policy(rows), KOKKOS_LAMBDA(const Member& team) {
+          const std::int64_t first = Lanes::first_row(team), last = Lanes::end_row(team, rows);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](const std::int64_t r) {
+            Kokkos::single(Kokkos::PerThread(team), [&] {
+              if (boundary_at(r + 1) > boundary_at(r)) {
+                rows_out(boundary_at(r)) = r;
+                offd_pos(boundary_at(r)) = static_cast<Offset>(ghost_at(r));
               }
-              offd_crd(g) = static_cast<Ordinal>(lo);
-              offd_vals(g++) = vals(e);
-            }
-          }
+              if (r == rows - 1) offd_pos(boundary) = static_cast<Offset>(remote);
+            });
+            // A row's entries in order: the ghost entries before an entry give its place in both blocks.
+            const Offset p = pos(r);
+            Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, static_cast<std::int64_t>(pos(r + 1) - p)),
+                                  [&](const std::int64_t k, std::int64_t& ghosts_before, const bool final) {
+                                    const std::int64_t j = crd(p + k);
+                                    const bool ghost = j < c0 || j >= c1;
+                                    if (final && ghost) {
+                                      offd_crd(ghost_at(r) + ghosts_before) = static_cast<Ordinal>(ghosts_of.slot(j));
+                                      offd_vals(ghost_at(r) + ghosts_before) = vals(p + k);
+                                    } else if (final) {
+                                      diag_crd(diag_pos(r) + k - ghosts_before) = static_cast<Ordinal>(j - c0);
+                                      diag_vals(diag_pos(r) + k - ghosts_before) = vals(p + k);
+                                    }
+                                    ghosts_before += ghost;
+                                  });
+          });
         });
+    if (rows == 0) Kokkos::deep_copy(offd_pos, Offset{0});
   }
   out.diagonal = Local({rows, c1 - c0}, std::move(diag));
   out.off_diagonal = Local({boundary, ghosts}, std::move(offd));

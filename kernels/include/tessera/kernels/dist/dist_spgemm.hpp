@@ -57,15 +57,14 @@ DistTensor<T, Enc, Space> spgemm(const Space& space, const DistTensor<T, Enc, Sp
   const ImportPlan& plan = A.import_plan();
   const kernels::ProfilingRegion profiling_region(kernels::region_name<T>("dist::spgemm", "row import"));
 
-  // 1. The local operands in Space: A's rows over [owned | ghost] columns, B's owned rows with
-  // global columns, and those of them the other ranks' ghost columns name.
+  // 1. In Space: A's rows over [owned | ghost] columns, and the rows of B (global columns) that
+  // the other ranks' ghost columns name.
   using Local = typename DistTensor<T, Enc, Space>::local_tensor;
-  Local a, b;
+  Local a;
   detail::HostRows<T> sent;
   agree_on_errors(comm, [&] {
     a = detail::rows_with_ghost_slots(A);
-    b = detail::rows_with_global_columns(B);
-    sent = detail::gather_rows(b, plan.send_indices);
+    sent = detail::gather_rows(B, plan.send_indices);
   });
 
   // 2. Fetch the rows of B that A's ghost columns name: lengths, then entries.
@@ -88,10 +87,11 @@ DistTensor<T, Enc, Space> spgemm(const Space& space, const DistTensor<T, Enc, Sp
   MPI_Alltoallv(sent.vals.data(), sc.data(), sd.data(), mpi_datatype<T>(), fetched.vals.data(), rc.data(), rd.data(),
                 mpi_datatype<T>(), comm);
 
-  // 3. The local workspace kernel; its rows, with B's global columns, are C's on this rank.
+  // 3. The local workspace kernel on [B's owned rows ; the fetched rows]; its rows, with B's
+  // global columns, are C's on this rank.
   Local c_local;
   agree_on_errors(comm, [&] {
-    c_local = tessera::spgemm<Policy, Enc>(space, a, detail::stacked_rows(b, fetched), options);
+    c_local = tessera::spgemm<Policy, Enc>(space, a, detail::stacked_rows(B, fetched), options);
   });
   return DistTensor<T, Enc, Space>::from_owned_block(comm, A.rows(), B.cols(), c_local);
 }

@@ -2,8 +2,8 @@
 /// \file
 /// The operands of dist::spgemm's local product, built in the matrices' space: A's rows with
 /// columns [owned columns | ghost slots], and the rows of B they name (B's owned rows, then the
-/// rows fetched from other ranks) with global column ids. Only the fetched rows pass through the
-/// host, in the MPI buffers.
+/// rows fetched from other ranks) with global column ids. Only the rows sent and fetched pass
+/// through the host, in the MPI buffers.
 #include <cstdint>
 #include <limits>
 #include <numeric>
@@ -94,6 +94,7 @@ Tensor<T, Enc, Space> rows_with_ghost_slots(const DistTensor<T, Enc, Space>& A) 
   using Offset = typename Local::offset_type;
   using Ordinal = typename Local::ordinal_type;
   const std::int64_t rows = A.rows().count(comm_rank(A.comm())), owned = A.cols().count(comm_rank(A.comm()));
+  if (A.import_plan().ghosts() == 0) return A.diagonal();  // no ghost slots: the diagonal block as it is
   require_fits<Local>(A.diagonal().nnz() + A.off_diagonal().nnz(), owned + A.import_plan().ghosts(), "A's rows");
   const auto parts = owned_row_parts(A);
   typename Local::Storage s = storage_for(parts, rows, "A");
@@ -119,40 +120,42 @@ Tensor<T, Enc, Space> rows_with_ghost_slots(const DistTensor<T, Enc, Space>& A) 
 
 // B's owned rows with global columns: a row's ghost columns below its column block, its
 // diagonal entries, then its ghost columns above the block (ghost slots ascend with the columns).
-template <class T, class Enc, class Space>
-Tensor<T, Enc, Space> rows_with_global_columns(const DistTensor<T, Enc, Space>& B) {
-  using Local = Tensor<T, Enc, Space>;
+template <class Local>
+struct GlobalColumnRows {
+  using Space = typename Local::execution_space;
   using Offset = typename Local::offset_type;
-  using Ordinal = typename Local::ordinal_type;
-  const std::int64_t rows = B.rows().count(comm_rank(B.comm())), c0 = B.cols().begin(comm_rank(B.comm()));
-  require_fits<Local>(B.diagonal().nnz() + B.off_diagonal().nnz(), B.extent(1), "B's rows");
-  const auto parts = owned_row_parts(B);
-  const auto ghost_cols = tessera::detail::upload_array<IndexView<Space>>("tessera::dist::spgemm ghost columns",
-                                                                          B.import_plan().ghost_cols);
-  typename Local::Storage s = storage_for(parts, rows, "B");
-  const auto pos = s.levels[1].pos;
-  const auto crd = s.levels[1].crd;
-  const auto vals = s.vals;
-  Kokkos::parallel_for(
-      "tessera::dist::spgemm[B rows]", tessera::detail::range<Space>(rows), KOKKOS_LAMBDA(const std::int64_t r) {
-        Offset e = pos(r);
-        const std::int64_t b = parts.off_row(r);
-        Offset q = b < 0 ? 0 : parts.o_pos(b);
-        const Offset q_end = b < 0 ? 0 : parts.o_pos(b + 1);
-        for (; q < q_end && ghost_cols(parts.o_crd(q)) < c0; ++q, ++e) {
-          crd(e) = static_cast<Ordinal>(ghost_cols(parts.o_crd(q)));
-          vals(e) = parts.o_vals(q);
-        }
-        for (Offset k = parts.d_pos(r); k < parts.d_pos(r + 1); ++k, ++e) {
-          crd(e) = static_cast<Ordinal>(c0 + parts.d_crd(k));
-          vals(e) = parts.d_vals(k);
-        }
-        for (; q < q_end; ++q, ++e) {
-          crd(e) = static_cast<Ordinal>(ghost_cols(parts.o_crd(q)));
-          vals(e) = parts.o_vals(q);
-        }
-      });
-  return Local({rows, B.extent(1)}, std::move(s));
+  OwnedRowParts<Local> parts;
+  IndexView<Space> ghost_cols;
+  std::int64_t c0;
+
+  // Writes owned row r from position e of crd and vals.
+  template <class Crd, class Vals>
+  KOKKOS_INLINE_FUNCTION void copy(std::int64_t r, const Crd& crd, const Vals& vals, std::int64_t e) const {
+    using Ordinal = typename Crd::non_const_value_type;
+    const std::int64_t b = parts.off_row(r);
+    Offset q = b < 0 ? 0 : parts.o_pos(b);
+    const Offset q_end = b < 0 ? 0 : parts.o_pos(b + 1);
+    for (; q < q_end && ghost_cols(parts.o_crd(q)) < c0; ++q, ++e) {
+      crd(e) = static_cast<Ordinal>(ghost_cols(parts.o_crd(q)));
+      vals(e) = parts.o_vals(q);
+    }
+    for (Offset k = parts.d_pos(r); k < parts.d_pos(r + 1); ++k, ++e) {
+      crd(e) = static_cast<Ordinal>(c0 + parts.d_crd(k));
+      vals(e) = parts.d_vals(k);
+    }
+    for (; q < q_end; ++q, ++e) {
+      crd(e) = static_cast<Ordinal>(ghost_cols(parts.o_crd(q)));
+      vals(e) = parts.o_vals(q);
+    }
+  }
+};
+
+template <class T, class Enc, class Space>
+GlobalColumnRows<Tensor<T, Enc, Space>> global_column_rows(const DistTensor<T, Enc, Space>& B) {
+  return {owned_row_parts(B),
+          tessera::detail::upload_array<IndexView<Space>>("tessera::dist::spgemm ghost columns",
+                                                          B.import_plan().ghost_cols),
+          B.cols().begin(comm_rank(B.comm()))};
 }
 
 // Rows of a local tensor, on the host for MPI: each row's length, then the rows' columns and
@@ -163,33 +166,22 @@ struct HostRows {
   std::vector<T> vals;
 };
 
-// The rows `ids` of `local` (global columns), gathered in the space, then copied to the host.
-template <class Local>
-HostRows<typename Local::value_type> gather_rows(const Local& local, const std::vector<std::int64_t>& ids) {
-  using Space = typename Local::execution_space;
-  using T = typename Local::value_type;
-  using Offset = typename Local::offset_type;
+// B's owned rows `ids` with global columns, gathered in the space, then copied to the host.
+template <class T, class Enc, class Space>
+HostRows<T> gather_rows(const DistTensor<T, Enc, Space>& B, const std::vector<std::int64_t>& ids) {
   const std::int64_t n = static_cast<std::int64_t>(ids.size());
-  const auto& s = local.decompose();
-  const auto pos = s.levels[1].pos;
-  const auto crd = s.levels[1].crd;
-  const auto vals = s.vals;
+  const auto rows_of_b = global_column_rows(B);
   const auto rows = tessera::detail::upload_array<IndexView<Space>>("tessera::dist::spgemm sent rows", ids);
   const auto starts = tessera::detail::offsets_of<std::int64_t, Space>(
-      "tessera::dist::spgemm sent offsets", n, KOKKOS_LAMBDA(std::int64_t i) { return pos(rows(i) + 1) - pos(rows(i)); });
+      "tessera::dist::spgemm sent offsets", n, KOKKOS_LAMBDA(std::int64_t i) { return rows_of_b.parts.length(rows(i)); });
   const std::int64_t total = tessera::detail::total_of(starts);
-  IndexView<Space> cols_out = tessera::detail::uninitialized_view<IndexView<Space>>("tessera::dist::spgemm sent columns",
-                                                                                    total);
+  const auto cols_out =
+      tessera::detail::uninitialized_view<IndexView<Space>>("tessera::dist::spgemm sent columns", total);
   const auto vals_out = tessera::detail::uninitialized_view<Kokkos::View<T*, tessera::detail::DeviceOf<Space>>>(
       "tessera::dist::spgemm sent values", total);
   Kokkos::parallel_for(
-      "tessera::dist::spgemm[gather rows]", tessera::detail::range<Space>(n), KOKKOS_LAMBDA(const std::int64_t i) {
-        std::int64_t e = starts(i);
-        for (Offset q = pos(rows(i)); q < pos(rows(i) + 1); ++q, ++e) {
-          cols_out(e) = crd(q);
-          vals_out(e) = vals(q);
-        }
-      });
+      "tessera::dist::spgemm[gather rows]", tessera::detail::range<Space>(n),
+      KOKKOS_LAMBDA(const std::int64_t i) { rows_of_b.copy(rows(i), cols_out, vals_out, starts(i)); });
   HostRows<T> out;
   const std::vector<std::int64_t> offsets = tessera::detail::download_array<std::int64_t>(starts);
   out.lengths.resize(n);
@@ -199,15 +191,18 @@ HostRows<typename Local::value_type> gather_rows(const Local& local, const std::
   return out;
 }
 
-// [local's rows ; the fetched rows]: the local product's right operand.
-template <class Local>
-Local stacked_rows(const Local& local, const HostRows<typename Local::value_type>& fetched) {
-  using Space = typename Local::execution_space;
-  using T = typename Local::value_type;
+// [B's owned rows ; the fetched rows], global columns: the local product's right operand.
+template <class T, class Enc, class Space>
+Tensor<T, Enc, Space> stacked_rows(const DistTensor<T, Enc, Space>& B, const HostRows<T>& fetched) {
+  using Local = Tensor<T, Enc, Space>;
   using Offset = typename Local::offset_type;
   using Ordinal = typename Local::ordinal_type;
-  const std::int64_t own = local.extent(0), more = static_cast<std::int64_t>(fetched.lengths.size());
-  require_fits<Local>(local.nnz() + static_cast<std::int64_t>(fetched.cols.size()), local.extent(1),
+  const int rank = comm_rank(B.comm());
+  const std::int64_t own = B.rows().count(rank), more = static_cast<std::int64_t>(fetched.lengths.size());
+  if (more == 0 && B.import_plan().ghosts() == 0 && B.cols().begin(rank) == 0 && B.cols().count(rank) == B.extent(1))
+    return B.diagonal();  // one rank: the global columns are the diagonal block's
+  const std::int64_t own_nnz = B.diagonal().nnz() + B.off_diagonal().nnz();
+  require_fits<Local>(own_nnz + static_cast<std::int64_t>(fetched.cols.size()), B.extent(1),
                       "the rows of B with the fetched ones");
   std::vector<std::int64_t> starts(more + 1, 0);
   std::partial_sum(fetched.lengths.begin(), fetched.lengths.end(), starts.begin() + 1);
@@ -216,32 +211,28 @@ Local stacked_rows(const Local& local, const HostRows<typename Local::value_type
       tessera::detail::upload_array<IndexView<Space>>("tessera::dist::spgemm fetched columns", fetched.cols);
   const auto f_vals = tessera::detail::upload_array<Kokkos::View<T*, tessera::detail::DeviceOf<Space>>>(
       "tessera::dist::spgemm fetched values", fetched.vals);
-  const auto& s = local.decompose();
-  const auto l_pos = s.levels[1].pos;
-  const auto l_crd = s.levels[1].crd;
-  const auto l_vals = s.vals;
-  const std::int64_t l_nnz = local.nnz();
+  const auto rows_of_b = global_column_rows(B);
   typename Local::Storage out;
   out.levels[1].pos = tessera::detail::offsets_of<Offset, Space>(
       "tessera::dist::spgemm B pos", own + more, KOKKOS_LAMBDA(std::int64_t r) {
-        return r < own ? static_cast<std::int64_t>(l_pos(r + 1) - l_pos(r)) : f_pos(r - own + 1) - f_pos(r - own);
+        return r < own ? rows_of_b.parts.length(r) : f_pos(r - own + 1) - f_pos(r - own);
       });
-  const std::int64_t nnz = l_nnz + starts[more];
+  const std::int64_t nnz = own_nnz + starts[more];
   out.levels[1].crd = tessera::detail::uninitialized_view<typename Local::crd_view>("tessera::dist::spgemm B crd", nnz);
   out.vals = tessera::detail::uninitialized_view<typename Local::vals_view>("tessera::dist::spgemm B vals", nnz);
+  const auto pos = out.levels[1].pos;
   const auto crd = out.levels[1].crd;
   const auto vals = out.vals;
   Kokkos::parallel_for(
-      "tessera::dist::spgemm[stack rows]", tessera::detail::range<Space>(nnz), KOKKOS_LAMBDA(const std::int64_t e) {
-        if (e < l_nnz) {
-          crd(e) = l_crd(e);
-          vals(e) = l_vals(e);
-        } else {
-          crd(e) = static_cast<Ordinal>(f_cols(e - l_nnz));
-          vals(e) = f_vals(e - l_nnz);
-        }
+      "tessera::dist::spgemm[B rows]", tessera::detail::range<Space>(own),
+      KOKKOS_LAMBDA(const std::int64_t r) { rows_of_b.copy(r, crd, vals, pos(r)); });
+  Kokkos::parallel_for(
+      "tessera::dist::spgemm[fetched rows]", tessera::detail::range<Space>(starts[more]),
+      KOKKOS_LAMBDA(const std::int64_t e) {
+        crd(own_nnz + e) = static_cast<Ordinal>(f_cols(e));
+        vals(own_nnz + e) = f_vals(e);
       });
-  return Local({own + more, local.extent(1)}, std::move(out));
+  return Local({own + more, B.extent(1)}, std::move(out));
 }
 
 }  // namespace tessera::dist::detail
