@@ -245,8 +245,8 @@ TYPED_TEST(Elementwise, LongSlicesMatchTheReference) {
     check_merged_by_entries<TypeParam>(first[c].coo, second[c].coo, first[c].name);
 }
 
-// Blocks of mostly short slices and a few of 33 to about 256 entries: on CUDA such blocks go a
-// slice per warp (merge_row_blocks.hpp).
+// Blocks of mostly short slices and a few of 33 to about 256 entries: on CUDA such blocks merge
+// the short slices a thread each and walk the others a warp each (merge_row_blocks.hpp).
 TYPED_TEST(Elementwise, MixedSliceLengthsMatchTheReference) {
   HostCoo<double> a = tessera_test::random_coo({4096, 4096}, 4 * 4096, 55);
   for (std::int64_t row = 3; row < 4096; row += 97) a = with_long_row(a, row, row % 7, 1 + row % 5, 33 + row % 200);

@@ -2,7 +2,8 @@
 /// \file
 /// Device kernels of the element-wise merge without dropped zeros. A team takes a block of
 /// consecutive slices. Where all of them are short, a thread merges a slice in order
-/// (merge_sequential.hpp); on CUDA, where none is long, a warp walks a slice at a time (below).
+/// (merge_sequential.hpp); on CUDA, where none is long, threads merge the short ones and a warp
+/// walks each of the others (below).
 /// Otherwise the team walks their entries of one operand in chunks of one entry per thread
 /// (coalesced, whatever the slices' lengths): each entry finds its slice among the block's offsets
 /// and its partner in the other operand's slice by binary search. Its place in C is its index in
@@ -41,10 +42,10 @@ struct RowBlocks {
   /// sequential merge is not. Longer slices are walked: with a thread per slice of 64 entries (a
   /// band of 32 in A + A^T) the merge took twice the walk's time.
   static constexpr std::int64_t kThreadMergeMax = 32;
-  /// Entries of both operands up to which, on CUDA, every slice of a block is walked by a warp:
-  /// the slice is known (no search among the block's offsets) and the matches before an entry
-  /// come from the warp's ballot (no team scan, no barrier). Past it a block holds too few slices
-  /// to keep its warps busy.
+  /// Entries of both operands up to which, on CUDA, a block's slices longer than kThreadMergeMax
+  /// are walked a warp each (the shorter ones merged a thread each): the slice is known (no search
+  /// among the block's offsets) and the matches before an entry come from the warp's ballot (no
+  /// team scan, no barrier). Past it a block holds too few slices to keep its warps busy.
   static constexpr std::int64_t kWarpWalkMax = 256;
   std::int64_t slices = 0;
   std::int64_t per_block = 1;
@@ -91,6 +92,12 @@ struct BlockScratch {
   }
 };
 
+/// The entries slice `local` of the block has in A and B together.
+template <class LocalPos>
+KOKKOS_INLINE_FUNCTION std::int64_t slice_entries(const LocalPos& a, const LocalPos& b, std::int64_t local) {
+  return (a(local + 1) - a(local)) + (b(local + 1) - b(local));
+}
+
 /// The most entries a slice of the block has in A and B together.
 template <class Member, class LocalPos>
 KOKKOS_INLINE_FUNCTION std::int64_t longest_slice(const Member& member, std::int64_t n, const LocalPos& a,
@@ -99,7 +106,7 @@ KOKKOS_INLINE_FUNCTION std::int64_t longest_slice(const Member& member, std::int
   Kokkos::parallel_reduce(
       Kokkos::TeamThreadRange(member, n),
       [&](const std::int64_t local, std::int64_t& m) {
-        const std::int64_t len = (a(local + 1) - a(local)) + (b(local + 1) - b(local));
+        const std::int64_t len = slice_entries(a, b, local);
         if (len > m) m = len;
       },
       Kokkos::Max<std::int64_t>(longest));
@@ -187,6 +194,17 @@ __device__ void for_each_slice_by_warp(const Member& member, std::int64_t n, con
   const int lane = member.team_rank() % kWarpLanes, warps = member.team_size() / kWarpLanes;
   for (std::int64_t local = member.team_rank() / kWarpLanes; local < n; local += warps) slice(local, lane);
 }
+
+/// Calls merge(local) for the block's slices of at most RowBlocks::kThreadMergeMax entries, a
+/// thread each: in a block of mostly such slices and a few long ones (a power-law matrix), a warp
+/// per short slice would leave most of its lanes idle. The warps walk the long ones after.
+template <class Member, class LocalPos, class Merge>
+__device__ void merge_short_slices(const Member& member, std::int64_t n, const LocalPos& a, const LocalPos& b,
+                                   const Merge& merge) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(member, n), [&](const std::int64_t local) {
+    if (slice_entries(a, b, local) <= RowBlocks::kThreadMergeMax) merge(local);
+  });
+}
 #endif
 
 /// counts(s) = the entries of slice s of C (the union or the intersection of the slices'
@@ -218,18 +236,20 @@ void count_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& po
             if (pos_x(local) == pos_x(local + 1)) count(local, 0);
           });
         };
+        const auto merge_slice = [&](std::int64_t local) {
+          counts(s0 + local) = static_cast<Count>(count_merged<Union ? MergeKind::Union : MergeKind::Intersection>(
+              a(local), a(local + 1), b(local), b(local + 1), crd_a, crd_b));
+        };
         const std::int64_t longest = longest_slice(member, n, a, b);
         if (longest <= RowBlocks::kThreadMergeMax) {
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, n), [&](const std::int64_t local) {
-            counts(s0 + local) = static_cast<Count>(
-                count_merged<Union ? MergeKind::Union : MergeKind::Intersection>(a(local), a(local + 1), b(local),
-                                                                                 b(local + 1), crd_a, crd_b));
-          });
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, n), merge_slice);
           return;
         }
 #ifdef __CUDA_ARCH__
         if (longest <= RowBlocks::kWarpWalkMax) {
+          merge_short_slices(member, n, a, b, merge_slice);
           for_each_slice_by_warp(member, n, [&](std::int64_t local, int lane) {
+            if (slice_entries(a, b, local) <= RowBlocks::kThreadMergeMax) return;
             const std::int64_t na = a(local + 1) - a(local), nb = b(local + 1) - b(local);
             const auto none = [](std::int64_t, std::int64_t, bool, std::int64_t) {};
             const std::int64_t both =
@@ -269,18 +289,21 @@ void write_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& po
           crd_c(e) = coordinate;
           vals_c(e) = v;
         };
+        const auto merge_slice = [&](std::int64_t local) {
+          const auto keep = [](T, bool in_a, bool in_b) { return Union || (in_a && in_b); };
+          write_merged(a(local), a(local + 1), b(local), b(local + 1), crd_a, vals_a, crd_b, vals_b, combine, keep,
+                       crd_c, vals_c, pos_c(s0 + local));
+        };
         const std::int64_t longest = longest_slice(member, n, a, b);
         if (longest <= RowBlocks::kThreadMergeMax) {
-          const auto keep = [](T, bool in_a, bool in_b) { return Union || (in_a && in_b); };
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, n), [&](const std::int64_t local) {
-            write_merged(a(local), a(local + 1), b(local), b(local + 1), crd_a, vals_a, crd_b, vals_b, combine, keep,
-                         crd_c, vals_c, pos_c(s0 + local));
-          });
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, n), merge_slice);
           return;
         }
 #ifdef __CUDA_ARCH__
         if (longest <= RowBlocks::kWarpWalkMax) {
+          merge_short_slices(member, n, a, b, merge_slice);
           for_each_slice_by_warp(member, n, [&](std::int64_t local, int lane) {
+            if (slice_entries(a, b, local) <= RowBlocks::kThreadMergeMax) return;
             const std::int64_t c = pos_c(s0 + local);
             warp_walk_slice(lane, a(local), a(local + 1), crd_a, b(local), b(local + 1), crd_b,
                             [&](std::int64_t e, std::int64_t k, bool matched, std::int64_t before) {
