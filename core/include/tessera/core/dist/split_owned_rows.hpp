@@ -124,11 +124,9 @@ SplitRows<Local, RowView> split_owned_rows(const Local& owned, std::int64_t c0, 
           Kokkos::single(Kokkos::PerThread(team), [&] { row_ghosts(r) = g; });
         });
       });
-  const std::int64_t remote = [&] {
-    tessera::detail::counts_to_offsets(Space(), row_ghosts, rows);
-    return total_of(row_ghosts);
-  }();
-  const auto ghost_at = row_ghosts;
+  tessera::detail::counts_to_offsets(Space(), row_ghosts, rows);
+  const auto ghost_at = row_ghosts;  // now each row's first ghost entry
+  const std::int64_t remote = total_of(ghost_at);
 
   // The ghost columns, ascending: the bitmap's set bits in order.
   const std::int64_t words = static_cast<std::int64_t>(ghosts_of.bits.extent(0));
