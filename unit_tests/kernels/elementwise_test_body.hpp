@@ -256,6 +256,36 @@ TYPED_TEST(Elementwise, MixedSliceLengthsMatchTheReference) {
   check_add_and_multiply<double, CSR, TypeParam>(a, b, 2.0, 1.0, "mixed slices + random");
 }
 
+// Slices of 257 to 33 000 entries beside short ones: on CUDA the whole team merges those of blocks
+// with a slice past kTeamMergeMin along the merge path (merge_path.hpp), in operands small enough
+// that C is sized ahead and, up to kLongWalk entries, in larger ones too. Rows 5-12: partly
+// shared, in A alone, in B alone, identical and disjoint columns; in the larger operands rows 5
+// and 6 share a block.
+TYPED_TEST(Elementwise, TeamMergedSlicesMatchTheReference) {
+  const auto long_rows = [](HostCoo<double> a, HostCoo<double> b, std::int64_t scale) {
+    a = with_long_row(a, 5, 0, 2, 20 * scale);
+    b = with_long_row(b, 5, 1, 3, 13 * scale);
+    a = with_long_row(a, 6, 0, 1, 257);
+    b = with_long_row(b, 9, 10, 7, 5 * scale);
+    a = with_long_row(a, 11, 3, 4, 3 * scale);
+    b = with_long_row(b, 11, 3, 4, 3 * scale);
+    a = with_long_row(a, 12, 0, 2, 1 * scale);
+    b = with_long_row(b, 12, 1, 2, 1 * scale);
+    return std::pair{a, b};
+  };
+  const auto [a, b] = long_rows(tessera_test::random_coo({600, 50000}, 3000, 57),
+                                tessera_test::random_coo({600, 50000}, 3000, 58), 1000);
+  check_add_and_multiply<double, CSR, TypeParam>(a, b, 1.0, -0.5, "long rows, C sized ahead");
+  check_add_and_multiply<float, CSR, TypeParam>(a, b, 2.0, 1.0, "long rows, C sized ahead (float)");
+  check_add_and_multiply<double, CSC, TypeParam>(transposed(a), transposed(b), 1.0, 1.0,
+                                                 "long columns, C sized ahead (CSC)");
+  check_add_and_multiply<double, CSR, TypeParam>(a, revalued(a, 2.0), 1.0, 1.0, "long rows, identical patterns");
+  const std::int64_t each = tessera::kernels::impl::kOnePassMaxEntries;
+  const auto [big_a, big_b] = long_rows(tessera_test::random_coo({4000, 50000}, each, 59),
+                                        tessera_test::random_coo({4000, 50000}, each, 60), 100);
+  check_add_and_multiply<double, CSR, TypeParam>(big_a, big_b, 1.0, 1.0, "long rows, C allocated after counting");
+}
+
 TYPED_TEST(Elementwise, ZerosAreKeptUnlessDropped) {
   const HostCoo<double> a = tessera_test::random_coo({60, 40}, 500, 21);
   const auto A = tessera::from_coo<double, CSR, TypeParam>(a);

@@ -2,18 +2,19 @@
 /// \file
 /// Device kernels of the element-wise merge without dropped zeros. A team takes a block of
 /// consecutive slices. Where all of them are short, a thread merges a slice in order
-/// (merge_sequential.hpp); on CUDA, where none is long, threads merge the short ones and a warp
-/// walks each of the others (below).
-/// Otherwise the team walks their entries of one operand in chunks of one entry per thread
-/// (coalesced, whatever the slices' lengths): each entry finds its slice among the block's offsets
-/// and its partner in the other operand's slice by binary search. Its place in C is its index in
-/// the slice plus the other slice's entries below it, less the matched pairs before it in its
-/// slice (a team scan of the matches; a warp's ballot in a warp's walk).
+/// (merge_sequential.hpp). Otherwise, on CUDA, threads merge the short ones, a warp walks each of
+/// medium length (below) and the whole team merges each long one along the merge path
+/// (merge_path.hpp). On other devices the team walks the block's entries of one operand in chunks
+/// of one entry per thread (coalesced, whatever the slices' lengths): each entry finds its slice
+/// among the block's offsets and its partner in the other operand's slice by binary search. Its
+/// place in C is its index in the slice plus the other slice's entries below it, less the matched
+/// pairs before it in its slice (a team scan of the matches; a warp's ballot in a warp's walk).
 #include <algorithm>
 #include <cstdint>
 
 #include <Kokkos_Core.hpp>
 
+#include "tessera/kernels/elementwise/impl/merge_path.hpp"
 #include "tessera/kernels/elementwise/impl/merge_sequential.hpp"
 
 namespace tessera::kernels::impl {
@@ -45,8 +46,14 @@ struct RowBlocks {
   /// Entries of both operands up to which, on CUDA, a block's slices longer than kThreadMergeMax
   /// are walked a warp each (the shorter ones merged a thread each): the slice is known (no search
   /// among the block's offsets) and the matches before an entry come from the warp's ballot (no
-  /// team scan, no barrier). Past it a block holds too few slices to keep its warps busy.
+  /// team scan, no barrier). Longer slices are merged by the whole team, one after another: past
+  /// it a block holds too few slices to keep its warps busy.
   static constexpr std::int64_t kWarpWalkMax = 256;
+  /// Entries of both operands past which, on CUDA, a block's longest slice makes the team merge
+  /// each slice longer than kWarpWalkMax along the merge path, one after another (the others
+  /// merged by threads and warps as above): each such slice costs the team a few binary searches
+  /// and scans, which its walk of the block's entries spends per chunk of kTeamSize entries.
+  static constexpr std::int64_t kTeamMergeMin = 4 * kTeamSize;
   std::int64_t slices = 0;
   std::int64_t per_block = 1;
 
@@ -188,11 +195,28 @@ __device__ std::int64_t warp_walk_slice(int lane, std::int64_t x0, std::int64_t 
   return matched_so_far;
 }
 
-/// Calls slice(local, lane) for the block's slices, a warp each (the warps' loops are uniform).
-template <class Member, class Slice>
-__device__ void for_each_slice_by_warp(const Member& member, std::int64_t n, const Slice& slice) {
+/// Calls slice(local, lane) for the block's slices of RowBlocks::kThreadMergeMax to
+/// kWarpWalkMax entries, a warp each (the warps' loops are uniform).
+template <class Member, class LocalPos, class Slice>
+__device__ void for_each_slice_by_warp(const Member& member, std::int64_t n, const LocalPos& a, const LocalPos& b,
+                                       const Slice& slice) {
   const int lane = member.team_rank() % kWarpLanes, warps = member.team_size() / kWarpLanes;
-  for (std::int64_t local = member.team_rank() / kWarpLanes; local < n; local += warps) slice(local, lane);
+  for (std::int64_t local = member.team_rank() / kWarpLanes; local < n; local += warps) {
+    const std::int64_t entries = slice_entries(a, b, local);
+    if (entries > RowBlocks::kThreadMergeMax && entries <= RowBlocks::kWarpWalkMax) slice(local, lane);
+  }
+}
+
+/// Calls slice(local) for the block's slices of more than RowBlocks::kWarpWalkMax entries one
+/// after another, with the whole team (merge_path.hpp).
+template <class Member, class LocalPos, class Slice>
+__device__ void for_each_slice_by_team(const Member& member, std::int64_t n, const LocalPos& a, const LocalPos& b,
+                                       const Slice& slice) {
+  for (std::int64_t local = 0; local < n; ++local)
+    if (slice_entries(a, b, local) > RowBlocks::kWarpWalkMax) {
+      slice(local);
+      member.team_barrier();  // the team scan's scratch is reused by the next slice
+    }
 }
 
 /// Calls merge(local) for the block's slices of at most RowBlocks::kThreadMergeMax entries, a
@@ -208,9 +232,9 @@ __device__ void merge_short_slices(const Member& member, std::int64_t n, const L
 #endif
 
 /// counts(s) = the entries of slice s of C (the union or the intersection of the slices'
-/// coordinates). A block of short slices merges them a thread each; otherwise it walks the operand
-/// of fewer entries, and with `long_walk` set, a block with a slice of more than
-/// RowBlocks::kLongWalk entries sets it to 1 instead and counts nothing.
+/// coordinates). A block of short slices merges them a thread each; otherwise (on devices other
+/// than CUDA) it walks the operand of fewer entries. With `long_walk` set, a block with a slice of
+/// more than RowBlocks::kLongWalk entries sets it to 1 instead and counts nothing.
 template <bool Union, class Space, class Pos, class Crd, class Counts>
 void count_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& pos_a, const Crd& crd_a, const Pos& pos_b,
                       const Crd& crd_b, const Counts& counts,
@@ -222,6 +246,40 @@ void count_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& po
       "tessera::elementwise[count]", space, blocks, pos_a, pos_b,
       KOKKOS_LAMBDA(const Member& member, const std::int64_t s0, const std::int64_t n, const Scratch& scratch) {
         const auto a = scratch.pos_a, b = scratch.pos_b;
+        const auto merge_slice = [&](std::int64_t local) {
+          counts(s0 + local) = static_cast<Count>(count_merged<Union ? MergeKind::Union : MergeKind::Intersection>(
+              a(local), a(local + 1), b(local), b(local + 1), crd_a, crd_b));
+        };
+        const std::int64_t longest = longest_slice(member, n, a, b);
+        if (longest <= RowBlocks::kThreadMergeMax) {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, n), merge_slice);
+          return;
+        }
+        if (long_walk && longest > RowBlocks::kLongWalk) {
+          Kokkos::single(Kokkos::PerTeam(member), [&] { *long_walk = 1; });
+          return;
+        }
+#ifdef __CUDA_ARCH__
+        if (longest <= RowBlocks::kWarpWalkMax || longest > RowBlocks::kTeamMergeMin) {
+          merge_short_slices(member, n, a, b, merge_slice);
+          for_each_slice_by_warp(member, n, a, b, [&](std::int64_t local, int lane) {
+            const std::int64_t na = a(local + 1) - a(local), nb = b(local + 1) - b(local);
+            const auto none = [](std::int64_t, std::int64_t, bool, std::int64_t) {};
+            const std::int64_t both =
+                na <= nb ? warp_walk_slice(lane, a(local), a(local + 1), crd_a, b(local), b(local + 1), crd_b, none)
+                         : warp_walk_slice(lane, b(local), b(local + 1), crd_b, a(local), a(local + 1), crd_a, none);
+            if (lane == 0) counts(s0 + local) = static_cast<Count>(Union ? na + nb - both : both);
+          });
+          if (longest > RowBlocks::kWarpWalkMax)
+            for_each_slice_by_team(member, n, a, b, [&](std::int64_t local) {
+              const auto piece = team_merge_piece<Union>(member, a(local), a(local + 1), crd_a, b(local),
+                                                         b(local + 1), crd_b);
+              if (member.team_rank() + 1 == member.team_size())
+                counts(s0 + local) = static_cast<Count>(piece.before + piece.entries);
+            });
+          return;
+        }
+#endif
         const auto count = [&](std::int64_t local, std::int64_t matched) {
           const std::int64_t total = (a(local + 1) - a(local)) + (b(local + 1) - b(local));
           counts(s0 + local) = static_cast<Count>(Union ? total - matched : matched);
@@ -236,34 +294,6 @@ void count_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& po
             if (pos_x(local) == pos_x(local + 1)) count(local, 0);
           });
         };
-        const auto merge_slice = [&](std::int64_t local) {
-          counts(s0 + local) = static_cast<Count>(count_merged<Union ? MergeKind::Union : MergeKind::Intersection>(
-              a(local), a(local + 1), b(local), b(local + 1), crd_a, crd_b));
-        };
-        const std::int64_t longest = longest_slice(member, n, a, b);
-        if (longest <= RowBlocks::kThreadMergeMax) {
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, n), merge_slice);
-          return;
-        }
-#ifdef __CUDA_ARCH__
-        if (longest <= RowBlocks::kWarpWalkMax) {
-          merge_short_slices(member, n, a, b, merge_slice);
-          for_each_slice_by_warp(member, n, [&](std::int64_t local, int lane) {
-            if (slice_entries(a, b, local) <= RowBlocks::kThreadMergeMax) return;
-            const std::int64_t na = a(local + 1) - a(local), nb = b(local + 1) - b(local);
-            const auto none = [](std::int64_t, std::int64_t, bool, std::int64_t) {};
-            const std::int64_t both =
-                na <= nb ? warp_walk_slice(lane, a(local), a(local + 1), crd_a, b(local), b(local + 1), crd_b, none)
-                         : warp_walk_slice(lane, b(local), b(local + 1), crd_b, a(local), a(local + 1), crd_a, none);
-            if (lane == 0) counts(s0 + local) = static_cast<Count>(Union ? na + nb - both : both);
-          });
-          return;
-        }
-#endif
-        if (long_walk && longest > RowBlocks::kLongWalk) {
-          Kokkos::single(Kokkos::PerTeam(member), [&] { *long_walk = 1; });
-          return;
-        }
         if (a(n) - a(0) <= b(n) - b(0)) walk(a, crd_a, b, crd_b);
         else walk(b, crd_b, a, crd_a);
       });
@@ -300,10 +330,9 @@ void write_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& po
           return;
         }
 #ifdef __CUDA_ARCH__
-        if (longest <= RowBlocks::kWarpWalkMax) {
+        if (longest <= RowBlocks::kWarpWalkMax || longest > RowBlocks::kTeamMergeMin) {
           merge_short_slices(member, n, a, b, merge_slice);
-          for_each_slice_by_warp(member, n, [&](std::int64_t local, int lane) {
-            if (slice_entries(a, b, local) <= RowBlocks::kThreadMergeMax) return;
+          for_each_slice_by_warp(member, n, a, b, [&](std::int64_t local, int lane) {
             const std::int64_t c = pos_c(s0 + local);
             warp_walk_slice(lane, a(local), a(local + 1), crd_a, b(local), b(local + 1), crd_b,
                             [&](std::int64_t e, std::int64_t k, bool matched, std::int64_t before) {
@@ -321,6 +350,15 @@ void write_row_blocks(const Space& space, const RowBlocks& blocks, const Pos& po
                                       combine(T(0), vals_b(e)));
                               });
           });
+          if (longest > RowBlocks::kWarpWalkMax)
+            for_each_slice_by_team(member, n, a, b, [&](std::int64_t local) {
+              const auto piece = team_merge_piece<Union>(member, a(local), a(local + 1), crd_a, b(local),
+                                                         b(local + 1), crd_b);
+              std::int64_t e = pos_c(s0 + local) + piece.before;
+              piece.piece.template walk<Union>(crd_a, crd_b, [&](std::int64_t p, std::int64_t q) {
+                put(e++, p >= 0 ? crd_a(p) : crd_b(q), combine(p >= 0 ? vals_a(p) : T(0), q >= 0 ? vals_b(q) : T(0)));
+              });
+            });
           return;
         }
 #endif
