@@ -1,7 +1,9 @@
 #pragma once
 /// \file
 /// A rank's rows held in Space with global column ids, split into DistTensor's diagonal and
-/// off-diagonal blocks without leaving Space (dist::spgemm's local product is such rows).
+/// off-diagonal blocks without leaving Space (dist::spgemm's local product is such rows). The
+/// blocks' arrays and the temporaries come from the device scratch pool on CUDA
+/// (result_arrays.hpp): no cudaMalloc, and no cudaFree waiting for the device, per split.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -10,6 +12,7 @@
 
 #include "tessera/core/allocation.hpp"
 #include "tessera/formats/assembly/parallel.hpp"
+#include "tessera/formats/assembly/result_arrays.hpp"
 #include "tessera/formats/host_transfer.hpp"
 
 namespace tessera::dist::detail {
@@ -81,7 +84,7 @@ SplitRows<Local, RowView> split_owned_rows(const Local& owned, std::int64_t c0, 
   using Lanes = RowLanes<Space>;
   using Member = typename Lanes::Member;
   using Index = Kokkos::View<std::int64_t*, tessera::detail::DeviceOf<Space>>;
-  using tessera::detail::offsets_of;
+  using tessera::detail::offsets_into;
   using tessera::detail::range;
   using tessera::detail::total_of;
   using tessera::detail::uninitialized_view;
@@ -103,10 +106,16 @@ SplitRows<Local, RowView> split_owned_rows(const Local& owned, std::int64_t c0, 
     return out;
   }
 
+  const Space space;
+  tessera::detail::ResultArrays<Space> arrays(space);   // the blocks'
+  tessera::detail::ResultArrays<Space> scratch(space);  // this split's, returned in stream order
+
   // Each row's ghost entries counted, their columns marked.
   GhostBitmap<Space> ghosts_of;
-  ghosts_of.bits = decltype(ghosts_of.bits)("tessera::DistTensor ghost bitmap", (owned.extent(1) + 31) / 32);
-  const auto row_ghosts = uninitialized_view<Index>("tessera::DistTensor ghost entries", rows + 1);
+  const std::int64_t words = (owned.extent(1) + 31) / 32;
+  ghosts_of.bits = scratch.template take<decltype(ghosts_of.bits)>("tessera::DistTensor ghost bitmap", words);
+  Kokkos::deep_copy(space, ghosts_of.bits, std::uint32_t{0});
+  const auto row_ghosts = scratch.template take<Index>("tessera::DistTensor ghost entries", rows + 1);
   Kokkos::parallel_for(
       "tessera::DistTensor[mark ghosts]", Lanes::policy(rows), KOKKOS_LAMBDA(const Member& team) {
         const std::int64_t first = Lanes::first_row(team), last = Lanes::end_row(team, rows);
@@ -124,20 +133,21 @@ SplitRows<Local, RowView> split_owned_rows(const Local& owned, std::int64_t c0, 
           Kokkos::single(Kokkos::PerThread(team), [&] { row_ghosts(r) = g; });
         });
       });
-  tessera::detail::counts_to_offsets(Space(), row_ghosts, rows);
+  tessera::detail::counts_to_offsets(space, row_ghosts, rows);
   const auto ghost_at = row_ghosts;  // now each row's first ghost entry
   const std::int64_t remote = total_of(ghost_at);
 
   // The ghost columns, ascending: the bitmap's set bits in order.
-  const std::int64_t words = static_cast<std::int64_t>(ghosts_of.bits.extent(0));
   {
     const auto bits = ghosts_of.bits;
-    ghosts_of.before = offsets_of<std::int64_t, Space>("tessera::DistTensor ghost slots", words,
-                                                       KOKKOS_LAMBDA(std::int64_t w) { return bits_set(bits(w)); });
+    ghosts_of.before = scratch.template take<Index>("tessera::DistTensor ghost slots", words + 1);
+    offsets_into<std::int64_t, Space>(
+        ghosts_of.before, words, KOKKOS_LAMBDA(std::int64_t w) { return bits_set(bits(w)); },
+        "tessera::DistTensor ghost slots");
   }
   const std::int64_t ghosts = total_of(ghosts_of.before);
   {
-    const auto list = uninitialized_view<Index>("tessera::DistTensor ghost columns", ghosts);
+    const auto list = scratch.template take<Index>("tessera::DistTensor ghost columns", ghosts);
     const auto bits = ghosts_of.bits;
     const auto before = ghosts_of.before;
     Kokkos::parallel_for(
@@ -148,22 +158,26 @@ SplitRows<Local, RowView> split_owned_rows(const Local& owned, std::int64_t c0, 
     out.ghost_cols = tessera::detail::download_array<std::int64_t>(list);
   }
 
-  const auto diag_pos = offsets_of<Offset, Space>(
-      "tessera::DistTensor diagonal pos", rows,
-      KOKKOS_LAMBDA(std::int64_t r) { return (pos(r + 1) - pos(r)) - (ghost_at(r + 1) - ghost_at(r)); });
-  const auto boundary_at = offsets_of<std::int64_t, Space>(
-      "tessera::DistTensor boundary", rows, KOKKOS_LAMBDA(std::int64_t r) { return ghost_at(r + 1) > ghost_at(r); });
+  const auto diag_pos = arrays.template take<typename Local::pos_view>("tessera::DistTensor diagonal pos", rows + 1);
+  offsets_into<Offset, Space>(
+      diag_pos, rows,
+      KOKKOS_LAMBDA(std::int64_t r) { return (pos(r + 1) - pos(r)) - (ghost_at(r + 1) - ghost_at(r)); },
+      "tessera::DistTensor diagonal pos");
+  const auto boundary_at = scratch.template take<Index>("tessera::DistTensor boundary", rows + 1);
+  offsets_into<std::int64_t, Space>(
+      boundary_at, rows, KOKKOS_LAMBDA(std::int64_t r) { return ghost_at(r + 1) > ghost_at(r); },
+      "tessera::DistTensor boundary");
   const std::int64_t boundary = total_of(boundary_at), local = total_of(diag_pos);
 
   out.boundary_rows = uninitialized_view<RowView>("tessera::DistTensor::boundary_rows", boundary);
   typename Local::Storage diag, offd;
   diag.levels[1].pos = diag_pos;
-  diag.levels[1].crd = uninitialized_view<typename Local::crd_view>("tessera::DistTensor diagonal crd", local);
-  diag.vals = uninitialized_view<typename Local::vals_view>("tessera::DistTensor diagonal vals", local);
+  diag.levels[1].crd = arrays.template take<typename Local::crd_view>("tessera::DistTensor diagonal crd", local);
+  diag.vals = arrays.template take<typename Local::vals_view>("tessera::DistTensor diagonal vals", local);
   offd.levels[1].pos =
-      uninitialized_view<typename Local::pos_view>("tessera::DistTensor off-diagonal pos", boundary + 1);
-  offd.levels[1].crd = uninitialized_view<typename Local::crd_view>("tessera::DistTensor off-diagonal crd", remote);
-  offd.vals = uninitialized_view<typename Local::vals_view>("tessera::DistTensor off-diagonal vals", remote);
+      arrays.template take<typename Local::pos_view>("tessera::DistTensor off-diagonal pos", boundary + 1);
+  offd.levels[1].crd = arrays.template take<typename Local::crd_view>("tessera::DistTensor off-diagonal crd", remote);
+  offd.vals = arrays.template take<typename Local::vals_view>("tessera::DistTensor off-diagonal vals", remote);
   {
     const auto rows_out = out.boundary_rows;
     const auto diag_crd = diag.levels[1].crd;
@@ -199,10 +213,10 @@ SplitRows<Local, RowView> split_owned_rows(const Local& owned, std::int64_t c0, 
                                   });
           });
         });
-    if (rows == 0) Kokkos::deep_copy(offd_pos, Offset{0});
+    if (rows == 0) Kokkos::deep_copy(space, offd_pos, Offset{0});
   }
-  out.diagonal = Local({rows, c1 - c0}, std::move(diag));
-  out.off_diagonal = Local({boundary, ghosts}, std::move(offd));
+  out.diagonal = Local({rows, c1 - c0}, std::move(diag), arrays.owner());
+  out.off_diagonal = Local({boundary, ghosts}, std::move(offd), arrays.owner());
   return out;
 }
 

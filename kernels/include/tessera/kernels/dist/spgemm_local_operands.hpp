@@ -3,7 +3,9 @@
 /// The operands of dist::spgemm's local product, built in the matrices' space: A's rows with
 /// columns [owned columns | ghost slots], and the rows of B they name (B's owned rows, then the
 /// rows fetched from other ranks) with global column ids. Only the rows sent and fetched pass
-/// through the host, in the MPI buffers.
+/// through the host, in the MPI buffers. The operands' arrays and the temporaries come from the
+/// device scratch pool on CUDA (result_arrays.hpp): no cudaMalloc, and no cudaFree waiting for
+/// the device, per product.
 #include <cstdint>
 #include <limits>
 #include <numeric>
@@ -16,12 +18,15 @@
 #include "tessera/core/dist/dist_tensor.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/formats/assembly/parallel.hpp"
+#include "tessera/formats/assembly/result_arrays.hpp"
 #include "tessera/formats/host_transfer.hpp"
 
 namespace tessera::dist::detail {
 
 template <class Space>
 using IndexView = Kokkos::View<std::int64_t*, tessera::detail::DeviceOf<Space>>;
+template <class Space>
+using Arrays = tessera::detail::ResultArrays<Space>;
 
 // Refuses a local operand whose entries or columns its encoding's index types cannot hold.
 template <class Local>
@@ -34,11 +39,11 @@ void require_fits(std::int64_t entries, std::int64_t cols, const char* what) {
                         std::to_string(cols) + " columns, past the encoding's index types; use 64-bit indices");
 }
 
-// For each of `rows` local rows, its row in the off-diagonal block, or -1.
+// For each of `rows` local rows, its row in the off-diagonal block, or -1 (in `arrays`).
 template <class Space, class RowView>
-IndexView<Space> off_diagonal_row_of(std::int64_t rows, const RowView& boundary_rows) {
-  const auto out = tessera::detail::uninitialized_view<IndexView<Space>>("tessera::dist::spgemm off-diagonal rows", rows);
-  Kokkos::deep_copy(out, std::int64_t{-1});
+IndexView<Space> off_diagonal_row_of(std::int64_t rows, const RowView& boundary_rows, Arrays<Space>& arrays) {
+  const auto out = arrays.template take<IndexView<Space>>("tessera::dist::spgemm off-diagonal rows", rows);
+  Kokkos::deep_copy(Space(), out, std::int64_t{-1});
   Kokkos::parallel_for(
       "tessera::dist::spgemm[off-diagonal rows]", tessera::detail::range<Space>(boundary_rows.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t b) { out(boundary_rows(b)) = b; });
@@ -60,8 +65,9 @@ struct OwnedRowParts {
   }
 };
 
+// M's blocks; the array of each row's off-diagonal row in `arrays`.
 template <class T, class Enc, class Space>
-OwnedRowParts<Tensor<T, Enc, Space>> owned_row_parts(const DistTensor<T, Enc, Space>& M) {
+OwnedRowParts<Tensor<T, Enc, Space>> owned_row_parts(const DistTensor<T, Enc, Space>& M, Arrays<Space>& arrays) {
   const auto& d = M.diagonal().decompose();
   const auto& o = M.off_diagonal().decompose();
   return {d.levels[1].pos,
@@ -70,19 +76,23 @@ OwnedRowParts<Tensor<T, Enc, Space>> owned_row_parts(const DistTensor<T, Enc, Sp
           o.levels[1].crd,
           d.vals,
           o.vals,
-          off_diagonal_row_of<Space>(M.rows().count(comm_rank(M.comm())), M.boundary_rows())};
+          off_diagonal_row_of<Space>(M.rows().count(comm_rank(M.comm())), M.boundary_rows(), arrays)};
 }
 
-// Arrays for the owned rows of `parts`, each as long as its two blocks' rows together (pos filled).
+// Arrays in `arrays` for the owned rows of `parts`, each as long as its two blocks' rows together
+// (pos filled).
 template <class Local>
-typename Local::Storage storage_for(const OwnedRowParts<Local>& parts, std::int64_t rows, const std::string& what) {
+typename Local::Storage storage_for(const OwnedRowParts<Local>& parts, std::int64_t rows, const std::string& what,
+                                    Arrays<typename Local::execution_space>& arrays) {
   using Space = typename Local::execution_space;
   typename Local::Storage s;
-  s.levels[1].pos = tessera::detail::offsets_of<typename Local::offset_type, Space>(
-      "tessera::dist::spgemm " + what + " pos", rows, KOKKOS_LAMBDA(std::int64_t r) { return parts.length(r); });
+  s.levels[1].pos = arrays.template take<typename Local::pos_view>("tessera::dist::spgemm " + what + " pos", rows + 1);
+  tessera::detail::offsets_into<typename Local::offset_type, Space>(
+      s.levels[1].pos, rows, KOKKOS_LAMBDA(std::int64_t r) { return parts.length(r); },
+      "tessera::dist::spgemm " + what + " pos");
   const std::int64_t nnz = tessera::detail::total_of(s.levels[1].pos);
-  s.levels[1].crd = tessera::detail::uninitialized_view<typename Local::crd_view>("tessera::dist::spgemm " + what + " crd", nnz);
-  s.vals = tessera::detail::uninitialized_view<typename Local::vals_view>("tessera::dist::spgemm " + what + " vals", nnz);
+  s.levels[1].crd = arrays.template take<typename Local::crd_view>("tessera::dist::spgemm " + what + " crd", nnz);
+  s.vals = arrays.template take<typename Local::vals_view>("tessera::dist::spgemm " + what + " vals", nnz);
   return s;
 }
 
@@ -96,8 +106,9 @@ Tensor<T, Enc, Space> rows_with_ghost_slots(const DistTensor<T, Enc, Space>& A) 
   const std::int64_t rows = A.rows().count(comm_rank(A.comm())), owned = A.cols().count(comm_rank(A.comm()));
   if (A.import_plan().ghosts() == 0) return A.diagonal();  // no ghost slots: the diagonal block as it is
   require_fits<Local>(A.diagonal().nnz() + A.off_diagonal().nnz(), owned + A.import_plan().ghosts(), "A's rows");
-  const auto parts = owned_row_parts(A);
-  typename Local::Storage s = storage_for(parts, rows, "A");
+  Arrays<Space> arrays{Space()};
+  const auto parts = owned_row_parts(A, arrays);
+  typename Local::Storage s = storage_for(parts, rows, "A", arrays);
   const auto pos = s.levels[1].pos;
   const auto crd = s.levels[1].crd;
   const auto vals = s.vals;
@@ -115,7 +126,7 @@ Tensor<T, Enc, Space> rows_with_ghost_slots(const DistTensor<T, Enc, Space>& A) 
           vals(e) = parts.o_vals(q);
         }
       });
-  return Local({rows, owned + A.import_plan().ghosts()}, std::move(s));
+  return Local({rows, owned + A.import_plan().ghosts()}, std::move(s), arrays.owner());
 }
 
 // B's owned rows with global columns: a row's ghost columns below its column block, its
@@ -151,8 +162,8 @@ struct GlobalColumnRows {
 };
 
 template <class T, class Enc, class Space>
-GlobalColumnRows<Tensor<T, Enc, Space>> global_column_rows(const DistTensor<T, Enc, Space>& B) {
-  return {owned_row_parts(B),
+GlobalColumnRows<Tensor<T, Enc, Space>> global_column_rows(const DistTensor<T, Enc, Space>& B, Arrays<Space>& arrays) {
+  return {owned_row_parts(B, arrays),
           tessera::detail::upload_array<IndexView<Space>>("tessera::dist::spgemm ghost columns",
                                                           B.import_plan().ghost_cols),
           B.cols().begin(comm_rank(B.comm()))};
@@ -170,14 +181,16 @@ struct HostRows {
 template <class T, class Enc, class Space>
 HostRows<T> gather_rows(const DistTensor<T, Enc, Space>& B, const std::vector<std::int64_t>& ids) {
   const std::int64_t n = static_cast<std::int64_t>(ids.size());
-  const auto rows_of_b = global_column_rows(B);
+  Arrays<Space> scratch{Space()};
+  const auto rows_of_b = global_column_rows(B, scratch);
   const auto rows = tessera::detail::upload_array<IndexView<Space>>("tessera::dist::spgemm sent rows", ids);
-  const auto starts = tessera::detail::offsets_of<std::int64_t, Space>(
-      "tessera::dist::spgemm sent offsets", n, KOKKOS_LAMBDA(std::int64_t i) { return rows_of_b.parts.length(rows(i)); });
+  const auto starts = scratch.template take<IndexView<Space>>("tessera::dist::spgemm sent offsets", n + 1);
+  tessera::detail::offsets_into<std::int64_t, Space>(
+      starts, n, KOKKOS_LAMBDA(std::int64_t i) { return rows_of_b.parts.length(rows(i)); },
+      "tessera::dist::spgemm sent offsets");
   const std::int64_t total = tessera::detail::total_of(starts);
-  const auto cols_out =
-      tessera::detail::uninitialized_view<IndexView<Space>>("tessera::dist::spgemm sent columns", total);
-  const auto vals_out = tessera::detail::uninitialized_view<Kokkos::View<T*, tessera::detail::DeviceOf<Space>>>(
+  const auto cols_out = scratch.template take<IndexView<Space>>("tessera::dist::spgemm sent columns", total);
+  const auto vals_out = scratch.template take<Kokkos::View<T*, tessera::detail::DeviceOf<Space>>>(
       "tessera::dist::spgemm sent values", total);
   Kokkos::parallel_for(
       "tessera::dist::spgemm[gather rows]", tessera::detail::range<Space>(n),
@@ -211,15 +224,17 @@ Tensor<T, Enc, Space> stacked_rows(const DistTensor<T, Enc, Space>& B, const Hos
       tessera::detail::upload_array<IndexView<Space>>("tessera::dist::spgemm fetched columns", fetched.cols);
   const auto f_vals = tessera::detail::upload_array<Kokkos::View<T*, tessera::detail::DeviceOf<Space>>>(
       "tessera::dist::spgemm fetched values", fetched.vals);
-  const auto rows_of_b = global_column_rows(B);
+  Arrays<Space> arrays{Space()};
+  const auto rows_of_b = global_column_rows(B, arrays);
   typename Local::Storage out;
-  out.levels[1].pos = tessera::detail::offsets_of<Offset, Space>(
-      "tessera::dist::spgemm B pos", own + more, KOKKOS_LAMBDA(std::int64_t r) {
-        return r < own ? rows_of_b.parts.length(r) : f_pos(r - own + 1) - f_pos(r - own);
-      });
+  out.levels[1].pos = arrays.template take<typename Local::pos_view>("tessera::dist::spgemm B pos", own + more + 1);
+  tessera::detail::offsets_into<Offset, Space>(
+      out.levels[1].pos, own + more,
+      KOKKOS_LAMBDA(std::int64_t r) { return r < own ? rows_of_b.parts.length(r) : f_pos(r - own + 1) - f_pos(r - own); },
+      "tessera::dist::spgemm B pos");
   const std::int64_t nnz = own_nnz + starts[more];
-  out.levels[1].crd = tessera::detail::uninitialized_view<typename Local::crd_view>("tessera::dist::spgemm B crd", nnz);
-  out.vals = tessera::detail::uninitialized_view<typename Local::vals_view>("tessera::dist::spgemm B vals", nnz);
+  out.levels[1].crd = arrays.template take<typename Local::crd_view>("tessera::dist::spgemm B crd", nnz);
+  out.vals = arrays.template take<typename Local::vals_view>("tessera::dist::spgemm B vals", nnz);
   const auto pos = out.levels[1].pos;
   const auto crd = out.levels[1].crd;
   const auto vals = out.vals;
@@ -232,7 +247,7 @@ Tensor<T, Enc, Space> stacked_rows(const DistTensor<T, Enc, Space>& B, const Hos
         crd(own_nnz + e) = static_cast<Ordinal>(f_cols(e));
         vals(own_nnz + e) = f_vals(e);
       });
-  return Local({own + more, B.extent(1)}, std::move(out));
+  return Local({own + more, B.extent(1)}, std::move(out), arrays.owner());
 }
 
 }  // namespace tessera::dist::detail
