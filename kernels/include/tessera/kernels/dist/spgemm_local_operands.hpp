@@ -230,7 +230,9 @@ Tensor<T, Enc, Space> stacked_rows(const DistTensor<T, Enc, Space>& B, const Hos
   out.levels[1].pos = arrays.template take<typename Local::pos_view>("tessera::dist::spgemm B pos", own + more + 1);
   tessera::detail::offsets_into<Offset, Space>(
       out.levels[1].pos, own + more,
-      KOKKOS_LAMBDA(std::int64_t r) { return r < own ? rows_of_b.parts.length(r) : f_pos(r - own + 1) - f_pos(r - own); },
+      KOKKOS_LAMBDA(std::int64_t r) {
+        return r < own ? rows_of_b.parts.length(r) : f_pos(r - own + 1) - f_pos(r - own);
+      },
       "tessera::dist::spgemm B pos");
   const std::int64_t nnz = own_nnz + starts[more];
   out.levels[1].crd = arrays.template take<typename Local::crd_view>("tessera::dist::spgemm B crd", nnz);
