@@ -260,7 +260,7 @@ TYPED_TEST(Elementwise, MixedSliceLengthsMatchTheReference) {
 // with a slice past kTeamMergeMin along the merge path (merge_path.hpp), in operands small enough
 // that C is sized ahead and, up to kLongWalk entries, in larger ones too. Rows 5-12: partly
 // shared, in A alone, in B alone, identical and disjoint columns; in the larger operands rows 5
-// and 6 share a block.
+// and 6 share a block on a GPU the size of an H100 or H200 (RowBlocks::of).
 TYPED_TEST(Elementwise, TeamMergedSlicesMatchTheReference) {
   const auto long_rows = [](HostCoo<double> a, HostCoo<double> b, std::int64_t scale) {
     a = with_long_row(a, 5, 0, 2, 20 * scale);

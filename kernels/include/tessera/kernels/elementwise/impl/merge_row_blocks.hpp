@@ -46,8 +46,8 @@ struct RowBlocks {
   /// Entries of both operands up to which, on CUDA, a block's slices longer than kThreadMergeMax
   /// are walked a warp each (the shorter ones merged a thread each): the slice is known (no search
   /// among the block's offsets) and the matches before an entry come from the warp's ballot (no
-  /// team scan, no barrier). Longer slices are merged by the whole team, one after another: past
-  /// it a block holds too few slices to keep its warps busy.
+  /// team scan, no barrier). Past it a block holds too few slices to keep its warps busy: its
+  /// longer slices are walked by the team or merged by it (kTeamMergeMin).
   static constexpr std::int64_t kWarpWalkMax = 256;
   /// Entries of both operands past which, on CUDA, a block's longest slice makes the team merge
   /// each slice longer than kWarpWalkMax along the merge path, one after another (the others
