@@ -185,6 +185,37 @@ TEST(SpgemmCuda, FewColumnsOfManyProducts) {
   check_handle_product<Cuda>(handle, with_values(A, 1.0), with_values(B, 3.0), "16 columns, numeric");
 }
 
+// Rows of A that meet a few rows of B of 1500 entries among many of 3, in the dense accumulator's
+// bin and the split one; through a handle, their blocks walk the long rows of B with all their
+// lanes (a row meeting more of them than a block lists walks the rest by sub-groups).
+TEST(SpgemmCuda, LongRowsOfBAmongShortOnes) {
+  constexpr std::int64_t kLong = 200, kCols = 6000;
+  HostCoo<double> B;
+  B.shape = {2 * kLong, kCols};
+  for (std::int64_t k = 0; k < 2 * kLong; ++k)
+    for (std::int64_t j = 0; j < (k < kLong ? 1500 : 3); ++j) {
+      B.coords.insert(B.coords.end(), {k, (k * 37 + j * 7) % kCols});  // 7 is prime to kCols: distinct
+      B.values.push_back(1.0 / static_cast<double>(j + k + 2));
+    }
+  HostCoo<double> A;
+  A.shape = {4, B.shape[0]};
+  const auto add = [&](std::int64_t i, std::int64_t k) {
+    A.coords.insert(A.coords.end(), {i, k});
+    A.values.push_back(static_cast<double>((i * 7919 + k * 104729) % 1999) / 999.5 - 1.0);
+  };
+  for (std::int64_t k = 0; k < 25; ++k) add(0, k * 8);               // past the largest table: dense
+  for (std::int64_t k = kLong; k < 2 * kLong; ++k) add(0, k);
+  for (std::int64_t k = 0; k < 140; ++k) add(1, k);                  // more than a block lists: split
+  for (std::int64_t k = kLong; k < kLong + 100; ++k) add(1, k);
+  for (std::int64_t k = kLong; k < 2 * kLong; ++k) add(2, k);        // short rows only
+  add(3, 5);                                                         // one long row: a table
+  expect_every_variant<ws::Auto>(A, B, "long rows of B");
+  expect_every_variant<ws::Dense>(A, B, "long rows of B");
+  tessera::SpgemmHandle handle;
+  check_handle_product<Cuda>(handle, A, B, "long rows of B, first");
+  check_handle_product<Cuda>(handle, with_values(A, 1.0), with_values(B, 3.0), "long rows of B, numeric");
+}
+
 TEST(SpgemmCuda, PoissonAndRealMatrices) {
   const HostCoo<double> P = tessera::poisson_3d_triplets(24, 0, 24 * 24 * 24);
   expect_every_variant<ws::Auto>(P, P, "Poisson 24^3 squared");

@@ -113,7 +113,7 @@ using WriteScan = cub::BlockScan<int, kDenseThreads>;
 // so the row comes out sorted. Every thread of the block calls it.
 template <class T>
 __device__ void write_marked_row(const SpgemmArgs& args, int row, WordSpan s, unsigned* bits, T* dense,
-                                 const void* c_pos, int* c_crd, T* c_vals, bool write_crd,
+                                 const void* c_pos, int* c_crd, T* c_vals,
                                  typename WriteScan::TempStorage& scan) {
   const int span_words = max(s.hi - s.lo + 1, 0);
   const int run = (span_words + kDenseThreads - 1) / kDenseThreads;
@@ -127,7 +127,7 @@ __device__ void write_marked_row(const SpgemmArgs& args, int row, WordSpan s, un
   for (int w = first; w < last; ++w) {
     for (unsigned b = bits[w]; b; b &= b - 1) {
       const int col = w * 32 + __ffs(b) - 1;
-      if (write_crd) c_crd[out] = col;
+      c_crd[out] = col;
       c_vals[out] = dense[col];
       dense[col] = T(0);
       ++out;
@@ -141,8 +141,7 @@ __device__ void write_marked_row(const SpgemmArgs& args, int row, WordSpan s, un
 template <class T>
 __global__ void __launch_bounds__(kDenseThreads)
     numeric_dense(SpgemmArgs args, const void* c_pos, int* c_crd, T* c_vals, const int* __restrict__ rows,
-                  std::int64_t count, unsigned* bitmaps, T* dense_all, std::int64_t words,
-                  bool write_crd) {
+                  std::int64_t count, unsigned* bitmaps, T* dense_all, std::int64_t words) {
   __shared__ typename WriteScan::TempStorage scan;
   __shared__ WordSpan span;
   unsigned* bits = bitmaps + blockIdx.x * words;
@@ -150,7 +149,7 @@ __global__ void __launch_bounds__(kDenseThreads)
   for (std::int64_t item = blockIdx.x; item < count; item += gridDim.x) {
     const int row = rows[item];
     const WordSpan s = mark_row(args, row, bits, dense, &span);
-    write_marked_row(args, row, s, bits, dense, c_pos, c_crd, c_vals, write_crd, scan);
+    write_marked_row(args, row, s, bits, dense, c_pos, c_crd, c_vals, scan);
     __syncthreads();
   }
 }
@@ -173,11 +172,37 @@ __global__ void __launch_bounds__(kDenseThreads)
 template <class T>
 __global__ void __launch_bounds__(kDenseThreads)
     numeric_split_write(SpgemmArgs args, const void* c_pos, int* c_crd, T* c_vals, const int* __restrict__ rows,
-                        unsigned* bitmaps, T* dense_all, unsigned* spans, std::int64_t words, bool write_crd) {
+                        unsigned* bitmaps, T* dense_all, unsigned* spans, std::int64_t words) {
   __shared__ typename WriteScan::TempStorage scan;
   const WordSpan s = take_span(spans + 2 * blockIdx.x, words);
   write_marked_row(args, rows[blockIdx.x], s, bitmaps + blockIdx.x * words, dense_all + blockIdx.x * (words * 32),
-                   c_pos, c_crd, c_vals, write_crd, scan);
+                   c_pos, c_crd, c_vals, scan);
+}
+
+// Adds the products of A's entries [a_begin, a_end) into `dense`, a row's dense array (the whole
+// block).
+template <class T>
+__device__ void add_products(const SpgemmArgs& args, std::int64_t a_begin, std::int64_t a_end, T* dense) {
+  const T* a_vals = static_cast<const T*>(args.a_vals);
+  const T* b_vals = static_cast<const T*>(args.b_vals);
+  const bool rows_per_warp = product_lanes(args, a_begin, a_end, static_cast<int>(blockDim.x)) < 32;
+  for_each_product_in<true>(args, a_begin, a_end, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x),
+                            [&](unsigned col, std::int64_t r, std::int64_t q) {
+                              add_to_column(dense, col, __ldg(a_vals + q) * __ldg(b_vals + r), rows_per_warp);
+                            });
+}
+
+// Copies row `row`'s values out of its dense array at the pattern's columns and zeroes them: the
+// entries from `first` on, `stride` apart.
+template <class T>
+__device__ void gather_row(const SpgemmArgs& args, const void* c_pos, const int* __restrict__ c_crd, T* c_vals,
+                           int row, T* dense, std::int64_t first, std::int64_t stride) {
+  const std::int64_t end = load_offset(c_pos, args.c_wide, row + 1);
+  for (std::int64_t s = load_offset(c_pos, args.c_wide, row) + first; s < end; s += stride) {
+    const int col = __ldg(c_crd + s);
+    c_vals[s] = dense[col];
+    dense[col] = T(0);
+  }
 }
 
 // Into a known pattern (an SpgemmHandle's later products), split rows need no bitmap: a block per
@@ -187,14 +212,7 @@ __global__ void __launch_bounds__(kDenseThreads)
     numeric_split_add(SpgemmArgs args, const int* __restrict__ rows, T* dense_all, std::int64_t words) {
   std::int64_t begin = 0, end = 0;
   if (!piece_of_row(args, rows[blockIdx.y], static_cast<int>(blockIdx.x), &begin, &end)) return;
-  T* dense = dense_all + blockIdx.y * (words * 32);
-  const T* a_vals = static_cast<const T*>(args.a_vals);
-  const T* b_vals = static_cast<const T*>(args.b_vals);
-  const bool rows_per_warp = product_lanes(args, begin, end, static_cast<int>(blockDim.x)) < 32;
-  for_each_product_in(args, begin, end, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x),
-                      [&](unsigned col, std::int64_t r, std::int64_t q) {
-                        add_to_column(dense, col, __ldg(a_vals + q) * __ldg(b_vals + r), rows_per_warp);
-                      });
+  add_products(args, begin, end, dense_all + blockIdx.y * (words * 32));
 }
 
 // ...then the blocks of grid row y gather row y's values at the pattern's columns, zeroing them
@@ -203,15 +221,24 @@ template <class T>
 __global__ void __launch_bounds__(kDenseThreads)
     numeric_split_gather(SpgemmArgs args, const void* c_pos, const int* __restrict__ c_crd, T* c_vals,
                          const int* __restrict__ rows, T* dense_all, std::int64_t words) {
-  const int row = rows[blockIdx.y];
-  T* dense = dense_all + blockIdx.y * (words * 32);
-  const std::int64_t end = load_offset(c_pos, args.c_wide, row + 1);
-  const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
-  for (std::int64_t s = load_offset(c_pos, args.c_wide, row) + std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-       s < end; s += stride) {
-    const int col = __ldg(c_crd + s);
-    c_vals[s] = dense[col];
-    dense[col] = T(0);
+  gather_row(args, c_pos, c_crd, c_vals, rows[blockIdx.y], dense_all + blockIdx.y * (words * 32),
+             std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x, std::int64_t{gridDim.x} * blockDim.x);
+}
+
+// Into a known pattern, the rows of the dense accumulator need no bitmap either: a block adds a
+// row's products into its dense array and gathers them at the pattern's columns.
+template <class T>
+__global__ void __launch_bounds__(kDenseThreads)
+    numeric_dense_into_pattern(SpgemmArgs args, const void* c_pos, const int* __restrict__ c_crd, T* c_vals,
+                               const int* __restrict__ rows, std::int64_t count, T* dense_all, std::int64_t words) {
+  T* dense = dense_all + blockIdx.x * (words * 32);
+  for (std::int64_t item = blockIdx.x; item < count; item += gridDim.x) {
+    const int row = rows[item];
+    add_products(args, load_offset(args.a_pos, args.a_wide, row), load_offset(args.a_pos, args.a_wide, row + 1),
+                 dense);
+    __syncthreads();
+    gather_row(args, c_pos, c_crd, c_vals, row, dense, threadIdx.x, blockDim.x);
+    __syncthreads();
   }
 }
 
@@ -271,7 +298,7 @@ std::size_t numeric_split(const SpgemmPlan& plan, const SpgemmArgs& args, const 
                                                                                       spans, words);
     TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm numeric_split_mark");
     numeric_split_write<T><<<n, kDenseThreads, 0, stream>>>(args, c_pos, c_crd, c_vals, rows, bitmaps, dense, spans,
-                                                            words, write_crd);
+                                                            words);
     TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm numeric_split_write");
   }
   return scratch.size();
@@ -319,18 +346,24 @@ std::size_t numeric_dense_rows(const SpgemmPlan& plan, const SpgemmArgs& args, c
   const std::vector<std::int64_t>& starts = plan.bin_starts();
   const std::int64_t dense_rows = starts[kDenseBin + 1] - starts[kDenseBin];
   if (!dense_rows) return 0;
+  const int* rows = plan.binned_rows() + starts[kDenseBin];
   const std::int64_t words = accumulator_words(args.cols);
-  const std::size_t bitmap_bytes = words * sizeof(unsigned);
+  // Into a known pattern, a dense array per block; else a bitmap too.
+  const std::size_t bitmap_bytes = write_crd ? words * sizeof(unsigned) : 0;
   const std::size_t per_block = bitmap_bytes + words * 32 * sizeof(T);
   const unsigned blocks = dense_blocks(dense_rows, per_block, args.dense_budget_bytes);
   formats::cuda::DeviceScratch scratch("tessera::spgemm dense accumulators", blocks * per_block, stream);
   TESSERA_CUDA_CHECK(cudaMemsetAsync(scratch.data(), 0, scratch.size(), stream));
-  auto* bitmaps = static_cast<unsigned*>(scratch.data());
   T* dense = reinterpret_cast<T*>(static_cast<char*>(scratch.data()) + blocks * bitmap_bytes);
-  numeric_dense<T><<<blocks, kDenseThreads, 0, stream>>>(args, c_pos, c_crd, c_vals,
-                                                          plan.binned_rows() + starts[kDenseBin], dense_rows, bitmaps,
-                                                          dense, words, write_crd);
-  TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm numeric_dense");
+  if (write_crd) {
+    numeric_dense<T><<<blocks, kDenseThreads, 0, stream>>>(args, c_pos, c_crd, c_vals, rows, dense_rows,
+                                                            static_cast<unsigned*>(scratch.data()), dense, words);
+    TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm numeric_dense");
+  } else {
+    numeric_dense_into_pattern<T><<<blocks, kDenseThreads, 0, stream>>>(args, c_pos, c_crd, c_vals, rows, dense_rows,
+                                                                        dense, words);
+    TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm numeric_dense_into_pattern");
+  }
   return scratch.size();
 }
 

@@ -124,11 +124,17 @@ __device__ __forceinline__ int product_lanes(const SpgemmArgs& args, std::int64_
   return sub;
 }
 
+// Rows of B that a block's row hands to the whole block at once (for_each_product_in), at most.
+constexpr int kBlockWalkedRows = 128;
+
 // Calls f(column, position in B, position in A) for every product of row `row`: the group's lanes
 // in sub-groups, one of A's entries per sub-group at a time, its lanes striding over B's row. The
 // sub-groups are as many as A's row has entries (up to one lane each), so that the loads of all
-// of A's entries are in flight together.
-template <class F>
+// of A's entries are in flight together. With `HandOver` (a block's row into a known pattern,
+// adding to a dense array in global memory), a row of B longer than the block is walked by the
+// whole block afterwards, where a sub-group would walk it long after the others are done; every
+// lane of the block calls it then (it synchronizes the block).
+template <bool HandOver = false, class F>
 __device__ __forceinline__ void for_each_product_in(const SpgemmArgs& args, std::int64_t a_begin, std::int64_t a_end,
                                                     int rank, int size, F&& f) {
   // A block's row (size past a warp) is long: its sub-groups keep args.b_lanes lanes at least,
@@ -136,12 +142,47 @@ __device__ __forceinline__ void for_each_product_in(const SpgemmArgs& args, std:
   const int sub = product_lanes(args, a_begin, a_end, size);
   const int lane = rank & (sub - 1);
   const int subs = size / sub;
+  // Sub-groups of one warp at most share a listed row by a shuffle; larger ones walk few rows of A.
+  const bool hand_over = HandOver && size > 32 && sub <= 32;
+  __shared__ int walked[HandOver ? kBlockWalkedRows : 1];
+  __shared__ int listed;
+  if (hand_over) {
+    if (rank == 0) listed = 0;
+    __syncthreads();
+  }
+  const unsigned sub_mask = sub == 32 ? 0xffffffffu : ((1u << sub) - 1) << ((threadIdx.x & 31) & ~(sub - 1));
   for (std::int64_t q = a_begin + rank / sub; q < a_end; q += subs) {
     const int k = __ldg(args.a_crd + q);
     const std::int64_t b_begin = load_offset(args.b_pos, args.b_wide, k);
     const std::int64_t b_end = load_offset(args.b_pos, args.b_wide, k + 1);
+    if (hand_over && b_end - b_begin > size) {
+      int slot = 0;
+      if (lane == 0) slot = atomicAdd(&listed, 1);
+      slot = __shfl_sync(sub_mask, slot, 0, sub);
+      if (slot < kBlockWalkedRows) {
+        if (lane == 0) walked[slot] = static_cast<int>(q - a_begin);
+        continue;
+      }
+    }
     for (std::int64_t r = b_begin + lane; r < b_end; r += sub) f(static_cast<unsigned>(__ldg(args.b_crd + r)), r, q);
   }
+  if (!hand_over) return;
+  // The listed rows' extents first, all loads in flight together; then the block walks each.
+  __shared__ std::int64_t extents[HandOver ? 2 * kBlockWalkedRows : 1];
+  __syncthreads();
+  const int count = min(listed, kBlockWalkedRows);
+  for (int i = rank; i < count; i += size) {
+    const int k = __ldg(args.a_crd + a_begin + walked[i]);
+    extents[2 * i] = load_offset(args.b_pos, args.b_wide, k);
+    extents[2 * i + 1] = load_offset(args.b_pos, args.b_wide, k + 1);
+  }
+  __syncthreads();
+  for (int i = 0; i < count; ++i) {
+    const std::int64_t q = a_begin + walked[i];
+    for (std::int64_t r = extents[2 * i] + rank; r < extents[2 * i + 1]; r += size)
+      f(static_cast<unsigned>(__ldg(args.b_crd + r)), r, q);
+  }
+  __syncthreads();  // `listed` and `walked` are reset by the block's next call
 }
 
 // for_each_product_in over the whole of A's row `row`.

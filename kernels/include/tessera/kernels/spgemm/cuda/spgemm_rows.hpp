@@ -25,6 +25,9 @@
 ///     long after the rest of the device is idle;
 ///   * a row's lanes take as many of A's entries at once as it has (up to one lane each), the lanes
 ///     of each walking one row of B;
+///   * into a known pattern (an SpgemmHandle's later products), the dense-accumulator and split
+///     rows add into a dense array without a bitmap and gather it at the pattern's columns; a row
+///     of B longer than the block is walked by the whole block, not by one group of lanes;
 ///   * values are added with atomic adds, so the last bits of an entry may differ between calls;
 ///     entries whose products cancel stay in the pattern as explicit zeros, as on the host.
 #include <cstddef>
