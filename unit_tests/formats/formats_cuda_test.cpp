@@ -55,6 +55,31 @@ TEST(DeviceScratch, HoldsDataIsReusedAndReportsExhaustion) {
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
+// Results and temporaries come from pools of their own: a temporary taken after a result is freed
+// does not split that result's block, which the next result of its size takes whole (with one
+// pool the temporary would sit at its start and the second result would need new memory).
+TEST(DeviceScratch, ResultsAndTemporariesArePooledApart) {
+  using tessera::formats::cuda::DeviceScratch;
+  using tessera::formats::cuda::ScratchUse;
+  using tessera::formats::cuda::device_scratch_pool;
+  const cudaStream_t stream = Kokkos::Cuda().cuda_stream();
+  EXPECT_NE(device_scratch_pool(ScratchUse::Result), device_scratch_pool(ScratchUse::Temporary));
+  const std::size_t bytes = std::size_t{64} << 20;
+  const void* first = nullptr;
+  {
+    const DeviceScratch result("first result", bytes, stream, ScratchUse::Result);
+    first = result.data();
+    ASSERT_NE(first, nullptr);
+  }
+  const DeviceScratch temporary("temporary", bytes / 2, stream);
+  const DeviceScratch second("second result", bytes, stream, ScratchUse::Result);
+  EXPECT_EQ(second.data(), first);
+  const auto* t = static_cast<const char*>(temporary.data());
+  const auto* r = static_cast<const char*>(second.data());
+  EXPECT_TRUE(t + bytes / 2 <= r || r + bytes <= t) << "the temporary overlaps the result";
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+}
+
 // The scan of offsets against a host sum at lengths around the switch from one block to CUB's
 // scan and around its tiles, with counts whose sum needs 64 bits for int64 offsets.
 template <class Offset>

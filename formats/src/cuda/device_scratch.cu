@@ -1,7 +1,8 @@
-// The scratch pool of formats/cuda/device_scratch.hpp: one cudaMemPool per device, created on first
-// use, keeping up to an eighth of the device's memory between calls.
+// The scratch pools of formats/cuda/device_scratch.hpp: one cudaMemPool per device and use, created
+// on first use, each keeping up to an eighth of the device's memory between calls.
 #include "tessera/formats/cuda/device_scratch.hpp"
 
+#include <array>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -17,14 +18,15 @@ void check(cudaError_t status, const char* what) { check_status(status, "tessera
 
 }  // namespace
 
-cudaMemPool_t device_scratch_pool() {
+cudaMemPool_t device_scratch_pool(ScratchUse use) {
   static std::mutex mutex;
-  static std::vector<cudaMemPool_t> pools;  // by device id; null until created
+  static std::vector<std::array<cudaMemPool_t, 2>> pools;  // by device id, then use; null until created
   int device = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   const std::lock_guard<std::mutex> lock(mutex);
-  if (pools.size() <= static_cast<std::size_t>(device)) pools.resize(device + 1, nullptr);
-  if (pools[device] == nullptr) {
+  if (pools.size() <= static_cast<std::size_t>(device)) pools.resize(device + 1, {nullptr, nullptr});
+  cudaMemPool_t& slot = pools[device][use == ScratchUse::Result ? 1 : 0];
+  if (slot == nullptr) {
     cudaMemPoolProps props{};
     props.allocType = cudaMemAllocationTypePinned;
     props.location.type = cudaMemLocationTypeDevice;
@@ -40,15 +42,15 @@ cudaMemPool_t device_scratch_pool() {
       cudaMemPoolDestroy(pool);
       throw;
     }
-    pools[device] = pool;
+    slot = pool;
   }
-  return pools[device];
+  return slot;
 }
 
-DeviceScratch::DeviceScratch(const std::string& label, std::size_t bytes, cudaStream_t stream)
+DeviceScratch::DeviceScratch(const std::string& label, std::size_t bytes, cudaStream_t stream, ScratchUse use)
     : bytes_(bytes), stream_(stream) {
   if (bytes == 0) return;
-  const cudaError_t status = cudaMallocFromPoolAsync(&data_, bytes, device_scratch_pool(), stream);
+  const cudaError_t status = cudaMallocFromPoolAsync(&data_, bytes, device_scratch_pool(use), stream);
   if (status == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();
     throw OutOfMemoryError(label, bytes, "CUDA device memory (scratch pool)");
@@ -62,7 +64,8 @@ DeviceScratch::~DeviceScratch() {
 
 void trim_device_scratch() {
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  check(cudaMemPoolTrimTo(device_scratch_pool(), 0), "cudaMemPoolTrimTo");
+  for (const ScratchUse use : {ScratchUse::Temporary, ScratchUse::Result})
+    check(cudaMemPoolTrimTo(device_scratch_pool(use), 0), "cudaMemPoolTrimTo");
 }
 
 }  // namespace tessera::formats::cuda

@@ -2,8 +2,8 @@
 /// \file
 /// A rank's rows held in Space with global column ids, split into DistTensor's diagonal and
 /// off-diagonal blocks without leaving Space (dist::spgemm's local product is such rows). The
-/// blocks' arrays and the temporaries come from the device scratch pool on CUDA
-/// (result_arrays.hpp): no cudaMalloc, and no cudaFree waiting for the device, per split.
+/// blocks' arrays come from the device pool of results on CUDA, the temporaries from the pool of
+/// temporaries (result_arrays.hpp): no cudaMalloc, and no cudaFree waiting for the device, per split.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -108,7 +108,7 @@ SplitRows<Local, RowView> split_owned_rows(const Local& owned, std::int64_t c0, 
 
   const Space space;
   tessera::detail::ResultArrays<Space> arrays(space);   // the blocks'
-  tessera::detail::ResultArrays<Space> scratch(space);  // this split's, returned in stream order
+  tessera::detail::ResultArrays<Space> scratch(space, tessera::detail::call_scoped);  // this split's
 
   // Each row's ghost entries counted, their columns marked.
   GhostBitmap<Space> ghosts_of;

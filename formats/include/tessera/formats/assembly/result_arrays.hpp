@@ -1,7 +1,9 @@
 #pragma once
 /// \file
-/// Where a kernel's result tensor gets its arrays: on Kokkos::Cuda from the device scratch pool
+/// Where a kernel's result tensor gets its arrays: on Kokkos::Cuda from the device pool of results
 /// (cuda/pooled_arrays.hpp; the tensor owns them through owner()), elsewhere Kokkos allocations.
+/// Tensors that a call builds for itself and drops before returning take the pool of temporaries
+/// (`ResultArrays<Space> arrays(space, call_scoped)`).
 ///
 ///   ResultArrays<Space> arrays(space);
 ///   storage.vals = arrays.take<typename Result::vals_view>("my kernel vals", n);
@@ -21,17 +23,18 @@
 
 namespace tessera::detail {
 
+/// Marks arrays that live only as long as the call that takes them (a kernel's operands and
+/// temporaries): on Kokkos::Cuda they come from the temporaries' pool, apart from results.
+struct CallScoped {};
+inline constexpr CallScoped call_scoped{};
+
 template <class Space>
 class ResultArrays {
  public:
-  explicit ResultArrays(const Space& space) {
-#if defined(KOKKOS_ENABLE_CUDA) && defined(TESSERA_HAVE_FORMATS_CUDA)
-    if constexpr (std::is_same_v<Space, Kokkos::Cuda>)
-      pool_ = std::make_shared<formats::cuda::PooledArrays>(space.cuda_stream());
-#else
-    (void)space;
-#endif
-  }
+  /// Arrays of a result the caller keeps.
+  explicit ResultArrays(const Space& space) : ResultArrays(space, false) {}
+  /// Arrays freed before the call that takes them returns.
+  ResultArrays(const Space& space, CallScoped) : ResultArrays(space, true) {}
 
   /// A new array of n entries, not initialized.
   template <class View>
@@ -62,6 +65,18 @@ class ResultArrays {
   }
 
  private:
+  ResultArrays(const Space& space, bool call_scoped) {
+#if defined(KOKKOS_ENABLE_CUDA) && defined(TESSERA_HAVE_FORMATS_CUDA)
+    using formats::cuda::ScratchUse;
+    if constexpr (std::is_same_v<Space, Kokkos::Cuda>)
+      pool_ = std::make_shared<formats::cuda::PooledArrays>(space.cuda_stream(),
+                                                            call_scoped ? ScratchUse::Temporary : ScratchUse::Result);
+#else
+    (void)space;
+    (void)call_scoped;
+#endif
+  }
+
 #if defined(KOKKOS_ENABLE_CUDA) && defined(TESSERA_HAVE_FORMATS_CUDA)
   std::shared_ptr<formats::cuda::PooledArrays> pool_;
 #endif

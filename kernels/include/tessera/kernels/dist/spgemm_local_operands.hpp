@@ -4,8 +4,8 @@
 /// columns [owned columns | ghost slots], and the rows of B they name (B's owned rows, then the
 /// rows fetched from other ranks) with global column ids. Only the rows sent and fetched pass
 /// through the host, in the MPI buffers. The operands' arrays and the temporaries come from the
-/// device scratch pool on CUDA (result_arrays.hpp): no cudaMalloc, and no cudaFree waiting for
-/// the device, per product.
+/// device pool of temporaries on CUDA (result_arrays.hpp): no cudaMalloc, and no cudaFree waiting
+/// for the device, per product.
 #include <cstdint>
 #include <limits>
 #include <numeric>
@@ -106,7 +106,7 @@ Tensor<T, Enc, Space> rows_with_ghost_slots(const DistTensor<T, Enc, Space>& A) 
   const std::int64_t rows = A.rows().count(comm_rank(A.comm())), owned = A.cols().count(comm_rank(A.comm()));
   if (A.import_plan().ghosts() == 0) return A.diagonal();  // no ghost slots: the diagonal block as it is
   require_fits<Local>(A.diagonal().nnz() + A.off_diagonal().nnz(), owned + A.import_plan().ghosts(), "A's rows");
-  Arrays<Space> arrays{Space()};
+  Arrays<Space> arrays{Space(), tessera::detail::call_scoped};
   const auto parts = owned_row_parts(A, arrays);
   typename Local::Storage s = storage_for(parts, rows, "A", arrays);
   const auto pos = s.levels[1].pos;
@@ -181,7 +181,7 @@ struct HostRows {
 template <class T, class Enc, class Space>
 HostRows<T> gather_rows(const DistTensor<T, Enc, Space>& B, const std::vector<std::int64_t>& ids) {
   const std::int64_t n = static_cast<std::int64_t>(ids.size());
-  Arrays<Space> scratch{Space()};
+  Arrays<Space> scratch{Space(), tessera::detail::call_scoped};
   const auto rows_of_b = global_column_rows(B, scratch);
   const auto rows = tessera::detail::upload_array<IndexView<Space>>("tessera::dist::spgemm sent rows", ids);
   const auto starts = scratch.template take<IndexView<Space>>("tessera::dist::spgemm sent offsets", n + 1);
@@ -224,7 +224,7 @@ Tensor<T, Enc, Space> stacked_rows(const DistTensor<T, Enc, Space>& B, const Hos
       tessera::detail::upload_array<IndexView<Space>>("tessera::dist::spgemm fetched columns", fetched.cols);
   const auto f_vals = tessera::detail::upload_array<Kokkos::View<T*, tessera::detail::DeviceOf<Space>>>(
       "tessera::dist::spgemm fetched values", fetched.vals);
-  Arrays<Space> arrays{Space()};
+  Arrays<Space> arrays{Space(), tessera::detail::call_scoped};
   const auto rows_of_b = global_column_rows(B, arrays);
   typename Local::Storage out;
   out.levels[1].pos = arrays.template take<typename Local::pos_view>("tessera::dist::spgemm B pos", own + more + 1);

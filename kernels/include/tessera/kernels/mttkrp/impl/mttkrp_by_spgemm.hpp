@@ -65,7 +65,7 @@ Tensor<T, CSR, Space> fiber_factor_rows(const Space& space, const Tensor<T, CSF<
     return static_cast<std::int64_t>(crd_k(lower_bound(fibers_of_k, 0, ks + 1, f + 1) - 1));
   };
   // R lives for one call: its arrays from the device scratch pool (no cudaMalloc or cudaFree).
-  tessera::detail::ResultArrays<Space> arrays(space);
+  tessera::detail::ResultArrays<Space> arrays(space, tessera::detail::call_scoped);
   typename Csr::Storage r;
   r.levels[1].pos = arrays.template take<typename Csr::pos_view>("tessera::mttkrp fiber rows pos", fibers + 1);
   tessera::detail::offsets_into<Offset, Space>(

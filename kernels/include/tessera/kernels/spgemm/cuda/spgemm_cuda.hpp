@@ -82,7 +82,8 @@ struct SpgemmImpl<Kokkos::Cuda, Policy, OutEnc, T, EncA, EncB,
           Tensor<T, OutEnc, Space> pattern;
           formats::cuda::DeviceScratch vals;
           Owner(const Tensor<T, OutEnc, Space>& p, cudaStream_t stream)
-              : pattern(p), vals("tessera::spgemm values", p.nnz() * sizeof(T), stream) {}
+              : pattern(p),
+                vals("tessera::spgemm values", p.nnz() * sizeof(T), stream, formats::cuda::ScratchUse::Result) {}
         };
         auto owner = std::make_shared<Owner>(kept->pattern, space.cuda_stream());
         auto c = kept->pattern.decompose();
@@ -161,12 +162,13 @@ struct SpgemmImpl<Kokkos::Cuda, Policy, OutEnc, T, EncA, EncB,
     const cuda::SpgemmArgs args = args_of(A, B, options);
     using Offset = typename RowsC::offset_type;
     const cudaStream_t stream = space.cuda_stream();
-    // C's arrays come from the device scratch pool (no device-wide synchronization to allocate or
-    // free them), owned by the tensor.
+    // C's arrays come from the device pool of results (no device-wide synchronization to allocate
+    // or free them), owned by the tensor.
     struct Owner {
       formats::cuda::DeviceScratch pos;
       std::optional<formats::cuda::DeviceScratch> entries;
-      Owner(std::size_t bytes, cudaStream_t stream) : pos("tessera::spgemm row offsets", bytes, stream) {}
+      Owner(std::size_t bytes, cudaStream_t stream)
+          : pos("tessera::spgemm row offsets", bytes, stream, formats::cuda::ScratchUse::Result) {}
     };
     const std::size_t rows = static_cast<std::size_t>(A.extent(0));
     auto owner = std::make_shared<Owner>((rows + 1) * sizeof(Offset), stream);
@@ -175,7 +177,8 @@ struct SpgemmImpl<Kokkos::Cuda, Policy, OutEnc, T, EncA, EncB,
     const auto plan = cuda::SpgemmPlan::build(args, c.levels[1].pos.data(), stream);
     // Values first: their alignment holds for the column ids after them.
     const std::size_t nnz = static_cast<std::size_t>(plan->nnz());
-    owner->entries.emplace("tessera::spgemm entries", nnz * (sizeof(T) + sizeof(int)), stream);
+    owner->entries.emplace("tessera::spgemm entries", nnz * (sizeof(T) + sizeof(int)), stream,
+                           formats::cuda::ScratchUse::Result);
     c.vals = typename Result::vals_view(static_cast<T*>(owner->entries->data()), nnz);
     c.levels[1].crd = typename Result::crd_view(reinterpret_cast<int*>(c.vals.data() + nnz), nnz);
     const std::size_t numeric_bytes = cuda::spgemm_numeric(*plan, args, c.levels[1].pos.data(),
