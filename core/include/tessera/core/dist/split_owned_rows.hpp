@@ -120,9 +120,15 @@ SplitRows<Local, RowView> split_owned_rows(const Local& owned, std::int64_t c0, 
       "tessera::DistTensor[mark ghosts]", Lanes::policy(rows), KOKKOS_LAMBDA(const Member& team) {
         const std::int64_t first = Lanes::first_row(team), last = Lanes::end_row(team, rows);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](const std::int64_t r) {
+          const std::int64_t length = static_cast<std::int64_t>(pos(r + 1) - pos(r));
+          // Columns ascend: a row whose first and last columns are owned has no ghost entries.
+          if (length == 0 || (crd(pos(r)) >= c0 && crd(pos(r) + length - 1) < c1)) {
+            Kokkos::single(Kokkos::PerThread(team), [&] { row_ghosts(r) = 0; });
+            return;
+          }
           std::int64_t g = 0;
           Kokkos::parallel_reduce(
-              Kokkos::ThreadVectorRange(team, static_cast<std::int64_t>(pos(r + 1) - pos(r))),
+              Kokkos::ThreadVectorRange(team, length),
               [&](const std::int64_t k, std::int64_t& count) {
                 const std::int64_t j = crd(pos(r) + k);
                 if (j >= c0 && j < c1) return;
