@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <set>
 #include <string>
 #include <tuple>
 #include <unistd.h>
@@ -800,6 +801,14 @@ TYPED_TEST(Dist, FailedLocalProductLeavesNothingOpen) {
   }
 }
 
+// The ways dist::spgemm fetched rows (its profiling regions) while a test records them.
+std::set<std::string> spgemm_fetches;
+void record_spgemm_fetch(const char* name) {
+  const std::string region(name);
+  for (const char* way : {"padded rows", "rows by MPI_Alltoallv"})
+    if (region.find(way) != std::string::npos) spgemm_fetches.insert(way);
+}
+
 // C = A * B distributed vs tessera::spgemm on rank 0; B's rows follow A's column blocks.
 template <class Space>
 void check_dist_spgemm(const HostCoo<double>& a, const HostCoo<double>& b, const DistOptions& a_opts,
@@ -812,15 +821,34 @@ void check_dist_spgemm(const HostCoo<double>& a, const HostCoo<double>& b, const
   const auto C = tessera::dist::spgemm(A, B);
   EXPECT_EQ(C.rows(), A.rows());
   EXPECT_EQ(C.cols(), B.cols());
+  // C's blocks hold exactly its entries: the same boundary rows and ghost columns as the
+  // reference product's triplets scattered over the same blocks.
+  const auto want = rank() == 0 ? tessera::reference::spgemm(a, b) : HostCoo<double>{};
+  DistOptions c_opts;
+  c_opts.row_offsets = A.rows().offsets();
+  c_opts.col_offsets = B.cols().offsets();
+  const auto C_want = DistTensor<double, CSR, Space>::scatter(world(), want, 0, c_opts);
+  EXPECT_EQ(C.import_plan().ghost_cols, C_want.import_plan().ghost_cols);
+  const auto host_rows = [](const auto& v) {
+    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+    return std::vector<std::int64_t>(h.data(), h.data() + h.extent(0));
+  };
+  EXPECT_EQ(host_rows(C.boundary_rows()), host_rows(C_want.boundary_rows()));
   const HostCoo<double> got = C.gather(0);
+  // The product may have moved B's rows through A's halo: products of A with vectors, and the
+  // next product, still find it right.
+  check_dist_spmv_on(A, a, 1.0, 0.0, 98, "A's halo after the product");
+  const HostCoo<double> again = tessera::dist::spgemm(A, B).gather(0);
   if (rank() != 0) return;
-  const auto want = tessera::reference::spgemm(a, b);
   // |A| |B|: the magnitude of the products each entry sums (cancellation makes |C| no guide).
   const auto bound = tessera::reference::spgemm(tessera_test::absolute_values(a), tessera_test::absolute_values(b));
   expect_same_matrix(got, want, 1e-13, "C", &bound);
+  expect_same_matrix(again, want, 1e-13, "the product again", &bound);
 }
 
 TYPED_TEST(Dist, SpgemmMatchesSingleProcess) {
+  spgemm_fetches.clear();
+  Kokkos::Tools::Experimental::set_push_region_callback(record_spgemm_fetch);
   std::uint64_t seed = 300;
   for (const auto& c : all_cases()) {
     // A (m x k) times a random B (k x 37) with empty rows, and A times A^T-shaped B.
@@ -847,6 +875,10 @@ TYPED_TEST(Dist, SpgemmMatchesSingleProcess) {
         tessera::reference::spgemm(tessera_test::absolute_values(rounded), tessera_test::absolute_values(rounded));
     expect_same_matrix(got, tessera::reference::spgemm(rounded, rounded), 1e-5, "float west0497 squared", &bound);
   }
+  Kokkos::Tools::Experimental::set_push_region_callback(nullptr);
+  // Both ways ran: rows of like lengths padded through the halo, uneven rows at their lengths.
+  if (tessera::dist::comm_size(world()) > 1)
+    EXPECT_EQ(spgemm_fetches, (std::set<std::string>{"padded rows", "rows by MPI_Alltoallv"}));
 }
 
 }  // namespace

@@ -111,16 +111,23 @@ class Halo {
   /// host) on `space`, and returns; on host spaces the sends are posted too. On a device the
   /// sends wait for the pack in overlap(), after the interior work is queued behind it.
   void start(const Space& space, const const_block_view& owned) {
+    start_packed(space, static_cast<std::int64_t>(owned.extent(1)),
+                 [&](const block_view& send) { detail::pack_rows(space, send_indices_, owned, send); });
+  }
+
+  /// start() for rows that the caller packs: `pack(send)` queues on `space` the writing of
+  /// `send` (sends x k), its row s for local row send_indices()(s). Every rank passes the same k.
+  template <class Pack>
+  void start_packed(const Space& space, std::int64_t k, Pack&& pack) {
     if (!requests_.empty() || peer_in_flight_)
       throw Error("Halo::start: the previous exchange is still in flight (start() without finish())");
-    const std::int64_t k = static_cast<std::int64_t>(owned.extent(1));
     reserve(k);
 #ifdef KOKKOS_ENABLE_CUDA
     if constexpr (peer_capable) {
       if (peer_) {
         send_ = block_view(static_cast<T*>(peer_->send_buffer(k * sizeof(T))), plan_->sends(), k);
         peer_->before_pack(space.cuda_stream());
-        pack(space, owned);
+        pack(send_);
         peer_->after_pack(space.cuda_stream());
         peer_space_ = space;
         peer_in_flight_ = true;
@@ -133,12 +140,15 @@ class Halo {
     // Device buffers handed to MPI may still be read by work queued before this call:
     // their receives wait for the pack, queued after that work, in post_sends().
     if (host_memory || staged_) post_receives();
-    pack(space, owned);
+    pack(send_);
     if (staged_) Kokkos::deep_copy(space, send_host_, send_);
     packed_.record(space);
     sends_posted_ = false;
     if constexpr (host_memory) post_sends();
   }
+
+  /// The local rows sent, in the order of the send buffer (plan().send_indices in Space).
+  const Kokkos::View<std::int64_t*, device_type>& send_indices() const { return send_indices_; }
 
   /// Runs `interior`, the work that overlaps the exchange started last, then posts the sends
   /// (once the pack queued before `interior` is done). Where it throws, the exchange is
@@ -196,10 +206,6 @@ class Halo {
   using staging_memory = Kokkos::HostSpace;
 #endif
   using staging_view = Kokkos::View<T**, Kokkos::LayoutRight, staging_memory>;
-
-  void pack(const Space& space, const const_block_view& owned) const {
-    detail::pack_rows(space, send_indices_, owned, send_);
-  }
 
   /// Ends the exchange started last: MPI's requests, or the peer copies queued on the space of
   /// the last start() or finish().

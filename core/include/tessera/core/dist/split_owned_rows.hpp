@@ -1,7 +1,8 @@
 #pragma once
 /// \file
-/// A rank's rows held in Space with global column ids, split into DistTensor's diagonal and
-/// off-diagonal blocks without leaving Space (dist::spgemm's local product is such rows). The
+/// A rank's rows held in Space, made into DistTensor's diagonal and off-diagonal blocks without
+/// leaving Space: rows with global column ids split by column block, or rows whose entries are
+/// outside the block already (dist::spgemm's local products) kept where they have entries. The
 /// blocks' arrays come from the device pool of results on CUDA, the temporaries from the pool of
 /// temporaries (result_arrays.hpp): no cudaMalloc, and no cudaFree waiting for the device, per split.
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "tessera/core/allocation.hpp"
+#include "tessera/core/dist/ghost_bitmap.hpp"
 #include "tessera/formats/assembly/parallel.hpp"
 #include "tessera/formats/assembly/result_arrays.hpp"
 #include "tessera/formats/host_transfer.hpp"
@@ -23,14 +25,6 @@ struct SplitRows {
   RowView boundary_rows;                // local rows with ghost entries, ascending
   std::vector<std::int64_t> ghost_cols;  // ascending global columns outside [c0, c1)
 };
-
-KOKKOS_INLINE_FUNCTION int bits_set(std::uint32_t word) {
-#if defined(__CUDA_ARCH__)
-  return __popc(word);
-#else
-  return __builtin_popcount(word);
-#endif
-}
 
 // Rows over a team's threads, a row's entries over its vector lanes: on a device a warp reads
 // one row's entries together (a thread per row touches a cache line per row at every step,
@@ -55,21 +49,15 @@ struct RowLanes {
   }
 };
 
-// The distinct ghost columns of a rank as a bitmap over all columns, for sets too large to sort
-// on the host: a column's ghost slot is the set bits before it.
-template <class Space>
-struct GhostBitmap {
-  Kokkos::View<std::uint32_t*, tessera::detail::DeviceOf<Space>> bits;
-  Kokkos::View<std::int64_t*, tessera::detail::DeviceOf<Space>> before;  // set bits in the words before w
-
-  KOKKOS_INLINE_FUNCTION void mark(std::int64_t j) const {
-    const std::uint32_t bit = 1u << (j & 31);
-    if ((bits(j >> 5) & bit) == 0) Kokkos::atomic_fetch_or(&bits(j >> 5), bit);  // most marks repeat a set bit
-  }
-  KOKKOS_INLINE_FUNCTION std::int64_t slot(std::int64_t j) const {
-    return before(j >> 5) + bits_set(bits(j >> 5) & ((1u << (j & 31)) - 1u));
-  }
-};
+// An off-diagonal block without rows or ghost columns (a rank whose rows name no ghost column).
+template <class Local>
+Local empty_off_diagonal() {
+  typename Local::Storage offd;
+  offd.levels[1].pos = typename Local::pos_view("tessera::DistTensor off-diagonal pos", 1);
+  offd.levels[1].crd = typename Local::crd_view("tessera::DistTensor off-diagonal crd", 0);
+  offd.vals = typename Local::vals_view("tessera::DistTensor off-diagonal vals", 0);
+  return Local({0, 0}, std::move(offd));
+}
 
 // `owned`: CSR-like rows whose columns are ascending and distinct. Columns in [c0, c1) go to
 // the diagonal block (shifted by c0), the others to the off-diagonal block (by ghost slot), whose
@@ -98,11 +86,7 @@ SplitRows<Local, RowView> split_owned_rows(const Local& owned, std::int64_t c0, 
   if (c0 == 0 && c1 == owned.extent(1)) {  // one rank: the rows are the diagonal block
     out.diagonal = owned;
     out.boundary_rows = RowView("tessera::DistTensor::boundary_rows", 0);
-    typename Local::Storage offd;
-    offd.levels[1].pos = typename Local::pos_view("tessera::DistTensor off-diagonal pos", 1);
-    offd.levels[1].crd = typename Local::crd_view("tessera::DistTensor off-diagonal crd", 0);
-    offd.vals = typename Local::vals_view("tessera::DistTensor off-diagonal vals", 0);
-    out.off_diagonal = Local({0, 0}, std::move(offd));
+    out.off_diagonal = empty_off_diagonal<Local>();
     return out;
   }
 
@@ -111,10 +95,7 @@ SplitRows<Local, RowView> split_owned_rows(const Local& owned, std::int64_t c0, 
   tessera::detail::ResultArrays<Space> scratch(space, tessera::detail::call_scoped);  // this split's
 
   // Each row's ghost entries counted, their columns marked.
-  GhostBitmap<Space> ghosts_of;
-  const std::int64_t words = (owned.extent(1) + 31) / 32;
-  ghosts_of.bits = scratch.template take<decltype(ghosts_of.bits)>("tessera::DistTensor ghost bitmap", words);
-  Kokkos::deep_copy(space, ghosts_of.bits, std::uint32_t{0});
+  GhostBitmap<Space> ghosts_of = empty_ghost_bitmap<Space>(owned.extent(1), scratch);
   const auto row_ghosts = scratch.template take<Index>("tessera::DistTensor ghost entries", rows + 1);
   Kokkos::parallel_for(
       "tessera::DistTensor[mark ghosts]", Lanes::policy(rows), KOKKOS_LAMBDA(const Member& team) {
@@ -144,25 +125,8 @@ SplitRows<Local, RowView> split_owned_rows(const Local& owned, std::int64_t c0, 
   const std::int64_t remote = total_of(ghost_at);
 
   // The ghost columns, ascending: the bitmap's set bits in order.
-  {
-    const auto bits = ghosts_of.bits;
-    ghosts_of.before = scratch.template take<Index>("tessera::DistTensor ghost slots", words + 1);
-    offsets_into<std::int64_t, Space>(
-        ghosts_of.before, words, KOKKOS_LAMBDA(std::int64_t w) { return bits_set(bits(w)); },
-        "tessera::DistTensor ghost slots");
-  }
-  const std::int64_t ghosts = total_of(ghosts_of.before);
-  {
-    const auto list = scratch.template take<Index>("tessera::DistTensor ghost columns", ghosts);
-    const auto bits = ghosts_of.bits;
-    const auto before = ghosts_of.before;
-    Kokkos::parallel_for(
-        "tessera::DistTensor[ghost columns]", range<Space>(words), KOKKOS_LAMBDA(const std::int64_t w) {
-          std::int64_t g = before(w);
-          for (std::uint32_t m = bits(w); m != 0; m &= m - 1) list(g++) = 32 * w + bits_set((m & (~m + 1)) - 1);
-        });
-    out.ghost_cols = tessera::detail::download_array<std::int64_t>(list);
-  }
+  const std::int64_t ghosts = number_slots(ghosts_of, scratch);
+  out.ghost_cols = tessera::detail::download_array<std::int64_t>(marked_columns(ghosts_of, ghosts, scratch));
 
   const auto diag_pos = arrays.template take<typename Local::pos_view>("tessera::DistTensor diagonal pos", rows + 1);
   offsets_into<Offset, Space>(
@@ -223,6 +187,81 @@ SplitRows<Local, RowView> split_owned_rows(const Local& owned, std::int64_t c0, 
   }
   out.diagonal = Local({rows, c1 - c0}, std::move(diag), arrays.owner());
   out.off_diagonal = Local({boundary, ghosts}, std::move(offd), arrays.owner());
+  return out;
+}
+
+// A rank's off-diagonal block with its boundary rows and ghost columns.
+template <class Local, class RowView>
+struct OffDiagonalRows {
+  Local block = empty_off_diagonal<Local>();
+  RowView boundary_rows = RowView("tessera::DistTensor::boundary_rows", 0);
+  std::vector<std::int64_t> ghost_cols;
+};
+
+// `ghost_rows`: each of a rank's rows with its entries outside the column block only, columns by
+// slot of `slot_cols` (ascending global columns in Space). The rows with entries become the
+// off-diagonal block, and the slots they use its ghost columns. The block takes ghost_rows'
+// column and value arrays (its columns renumbered in place where some slot is unused).
+template <class Local, class RowView, class SlotCols>
+OffDiagonalRows<Local, RowView> off_diagonal_of(const Local& ghost_rows, const SlotCols& slot_cols) {
+  using Space = typename Local::execution_space;
+  using Offset = typename Local::offset_type;
+  using Ordinal = typename Local::ordinal_type;
+  using Index = Kokkos::View<std::int64_t*, tessera::detail::DeviceOf<Space>>;
+  using tessera::detail::range;
+  OffDiagonalRows<Local, RowView> out;
+  if (ghost_rows.nnz() == 0) return out;
+  const auto& s = ghost_rows.decompose();
+  const auto pos = s.levels[1].pos;
+  const auto crd = s.levels[1].crd;
+  const std::int64_t rows = ghost_rows.extent(0), nnz = ghost_rows.nnz();
+  const Space space;
+  tessera::detail::ResultArrays<Space> arrays(space);
+  tessera::detail::ResultArrays<Space> scratch(space, tessera::detail::call_scoped);
+
+  // The slots in use, renumbered in order.
+  GhostBitmap<Space> used = empty_ghost_bitmap<Space>(static_cast<std::int64_t>(slot_cols.extent(0)), scratch);
+  Kokkos::parallel_for(
+      "tessera::DistTensor[mark used ghosts]", range<Space>(nnz), KOKKOS_LAMBDA(const std::int64_t e) {
+        used.mark(crd(e));
+      });
+  const std::int64_t ghosts = number_slots(used, scratch);
+  const auto used_slots = marked_columns(used, ghosts, scratch);
+  if (ghosts < static_cast<std::int64_t>(slot_cols.extent(0)))
+    Kokkos::parallel_for(
+        "tessera::DistTensor[renumber ghosts]", range<Space>(nnz),
+        KOKKOS_LAMBDA(const std::int64_t e) { crd(e) = static_cast<Ordinal>(used.slot(crd(e))); });
+  const auto columns = scratch.template take<Index>("tessera::DistTensor ghost columns", ghosts);
+  Kokkos::parallel_for(
+      "tessera::DistTensor[ghost columns]", range<Space>(ghosts),
+      KOKKOS_LAMBDA(const std::int64_t g) { columns(g) = slot_cols(used_slots(g)); });
+  out.ghost_cols = tessera::detail::download_array<std::int64_t>(columns);
+
+  // The rows with entries; theirs keep their places in the arrays.
+  const auto boundary_at = scratch.template take<Index>("tessera::DistTensor boundary", rows + 1);
+  tessera::detail::offsets_into<std::int64_t, Space>(
+      boundary_at, rows, KOKKOS_LAMBDA(std::int64_t r) { return pos(r + 1) > pos(r); },
+      "tessera::DistTensor boundary");
+  const std::int64_t boundary = tessera::detail::total_of(boundary_at);
+  const auto boundary_rows =
+      tessera::detail::uninitialized_view<RowView>("tessera::DistTensor::boundary_rows", boundary);
+  typename Local::Storage offd;
+  offd.levels[1].pos =
+      arrays.template take<typename Local::pos_view>("tessera::DistTensor off-diagonal pos", boundary + 1);
+  offd.levels[1].crd = crd;
+  offd.vals = s.vals;
+  const auto offd_pos = offd.levels[1].pos;
+  Kokkos::parallel_for(
+      "tessera::DistTensor[boundary rows]", range<Space>(rows), KOKKOS_LAMBDA(const std::int64_t r) {
+        if (boundary_at(r + 1) > boundary_at(r)) {
+          boundary_rows(boundary_at(r)) = r;
+          offd_pos(boundary_at(r)) = pos(r);
+        }
+        if (r == rows - 1) offd_pos(boundary) = static_cast<Offset>(nnz);
+      });
+  arrays.share_arrays_of(ghost_rows);
+  out.block = Local({boundary, ghosts}, std::move(offd), arrays.owner());
+  out.boundary_rows = boundary_rows;
   return out;
 }
 

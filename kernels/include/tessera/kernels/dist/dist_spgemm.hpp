@@ -3,17 +3,17 @@
 /// tessera::dist::spgemm<Policy>(A, B) — C = A * B, 1D row-wise, on every space of tessera::spgemm.
 /// Rank r owns rows of A, B and C. Its rows of A name columns j of A = rows j of B;
 /// the rows it does not own are exactly A's ghost columns, so A's import plan says
-/// which rows of B to fetch and from whom. After one exchange (row lengths, then
-/// column ids and values, MPI_Alltoallv), the local product
+/// which rows of B to fetch and from whom. After that exchange the local product
 /// \code{.unparsed}
 ///   C_r = [A_diag | A_offd] * [B owned rows ; fetched rows]
 /// \endcode
 /// is tessera::spgemm<Policy> (the workspace kernel) on local tensors, and C keeps
-/// A's row blocks and B's column blocks. The local operands are built in Space and C_r is split
-/// into C's blocks there (spgemm_local_operands.hpp, DistTensor::from_owned_block); the rows
-/// sent and fetched pass through the host in the MPI buffers. Collective over A.comm().
+/// A's row blocks and B's column blocks. The rows fetched go from device memory to device memory
+/// through A's halo where padding them to one length costs at most twice their bytes, else
+/// through MPI_Alltoallv in host memory (spgemm_row_fetch.hpp). The right operand is built in
+/// Space split by C's column blocks (spgemm_local_operands.hpp), so the kernel runs once per block
+/// and writes C's blocks themselves. Collective over A.comm().
 #include <cstdint>
-#include <vector>
 
 #include <Kokkos_Core.hpp>
 
@@ -22,30 +22,10 @@
 #include "tessera/kernels/common/profiling_region.hpp"
 #include "tessera/kernels/dist/dist_spmv.hpp"
 #include "tessera/kernels/dist/spgemm_local_operands.hpp"
+#include "tessera/kernels/dist/spgemm_row_fetch.hpp"
 #include "tessera/kernels/spgemm/spgemm.hpp"
 
 namespace tessera::dist {
-namespace detail {
-
-// Per-rank counts (and displacements) of a plan's runs, each item weighing `weight(item)`.
-template <class Weight>
-void run_layout(int ranks, const std::vector<int>& run_ranks, const std::vector<std::int64_t>& run_offsets,
-                Weight weight, std::vector<int>& counts, std::vector<int>& displs) {
-  counts.assign(ranks, 0);
-  displs.assign(ranks, 0);
-  std::int64_t sum = 0;
-  for (std::size_t k = 0; k < run_ranks.size(); ++k) {
-    std::int64_t c = 0;
-    for (std::int64_t e = run_offsets[k]; e < run_offsets[k + 1]; ++e) c += weight(e);
-    counts[run_ranks[k]] = mpi_count(c, "dist::spgemm");
-  }
-  for (int q = 0; q < ranks; ++q) {
-    displs[q] = mpi_count(sum, "dist::spgemm");
-    sum += counts[q];
-  }
-}
-
-}  // namespace detail
 
 /// Collective: C = A * B for row-distributed A and B, with the local products through workspace Policy.
 template <class Policy = workspace::Auto, class T, class Enc, class Space>
@@ -53,47 +33,37 @@ DistTensor<T, Enc, Space> spgemm(const Space& space, const DistTensor<T, Enc, Sp
                                  const DistTensor<T, Enc, Space>& B, const workspace::Options& options = {}) {
   detail::require_same_blocks("dist::spgemm", "B's rows", B.rows(), A.cols());
   MPI_Comm comm = A.comm();
-  const int ranks = comm_size(comm);
-  const ImportPlan& plan = A.import_plan();
   const kernels::ProfilingRegion profiling_region(kernels::region_name<T>("dist::spgemm", "row import"));
 
-  // 1. In Space: A's rows over [owned | ghost] columns, and the rows of B (global columns) that
-  // the other ranks' ghost columns name.
+  // 1. In Space: A's rows over [owned | ghost] columns.
   using Local = typename DistTensor<T, Enc, Space>::local_tensor;
   Local a;
-  detail::HostRows<T> sent;
-  agree_on_errors(comm, [&] {
-    a = detail::rows_with_ghost_slots(A);
-    sent = detail::gather_rows(B, plan.send_indices);
-  });
+  agree_on_errors(comm, [&] { a = detail::rows_with_ghost_slots(A); });
 
-  // 2. Fetch the rows of B that A's ghost columns name: lengths, then entries.
-  std::vector<int> sc, sd, rc, rd;
-  detail::run_layout(ranks, plan.send_ranks, plan.send_offsets, [](std::int64_t) { return 1; }, sc, sd);
-  detail::run_layout(ranks, plan.recv_ranks, plan.recv_offsets, [](std::int64_t) { return 1; }, rc, rd);
-  detail::HostRows<T> fetched;
-  fetched.lengths.resize(plan.ghosts());
-  MPI_Alltoallv(sent.lengths.data(), sc.data(), sd.data(), MPI_INT64_T, fetched.lengths.data(), rc.data(), rd.data(),
-                MPI_INT64_T, comm);
-  detail::run_layout(ranks, plan.send_ranks, plan.send_offsets, [&](std::int64_t e) { return sent.lengths[e]; }, sc,
-                     sd);
-  detail::run_layout(ranks, plan.recv_ranks, plan.recv_offsets, [&](std::int64_t g) { return fetched.lengths[g]; },
-                     rc, rd);
-  const std::size_t received = static_cast<std::size_t>(rd.empty() ? 0 : rd.back() + rc.back());
-  fetched.cols.resize(received);
-  fetched.vals.resize(received);
-  MPI_Alltoallv(sent.cols.data(), sc.data(), sd.data(), MPI_INT64_T, fetched.cols.data(), rc.data(), rd.data(),
-                MPI_INT64_T, comm);
-  MPI_Alltoallv(sent.vals.data(), sc.data(), sd.data(), mpi_datatype<T>(), fetched.vals.data(), rc.data(), rd.data(),
-                mpi_datatype<T>(), comm);
-
-  // 3. The local workspace kernel on [B's owned rows ; the fetched rows]; its rows, with B's
-  // global columns, are C's on this rank.
-  Local c_local;
-  agree_on_errors(comm, [&] {
-    c_local = tessera::spgemm<Policy, Enc>(space, a, detail::stacked_rows(B, fetched), options);
-  });
-  return DistTensor<T, Enc, Space>::from_owned_block(comm, A.rows(), B.cols(), c_local);
+  // 2. The local workspace kernel, once per block of C: A's rows times [B's owned rows ; the
+  // rows fetched from other ranks] in this rank's columns are C's diagonal block, in the other
+  // columns (by slot) its off-diagonal rows.
+  using Result = DistTensor<T, Enc, Space>;
+  const auto product = [&](const auto& fetched) {
+    Local c_diagonal;
+    detail::OffDiagonalRows<Local, typename Result::row_view> c_off;
+    agree_on_errors(comm, [&] {
+      const auto b = detail::stacked_column_blocks(B, fetched);
+      c_diagonal = tessera::spgemm<Policy, Enc>(space, a, b.owned, options);
+      if (b.ghost.nnz() > 0)
+        c_off = detail::off_diagonal_of<Local, typename Result::row_view>(
+            tessera::spgemm<Policy, Enc>(space, a, b.ghost, options), b.ghost_cols);
+    });
+    return Result::from_local_blocks(comm, A.rows(), B.cols(), std::move(c_diagonal), std::move(c_off.block),
+                                     std::move(c_off.boundary_rows), std::move(c_off.ghost_cols));
+  };
+  const std::int64_t width = detail::padded_width(A, B);
+  if (width >= 0) {
+    const kernels::ProfilingRegion fetch_region(kernels::region_name<T>("dist::spgemm", "padded rows"));
+    return product(detail::fetch_padded_rows(space, A, B, width));
+  }
+  const kernels::ProfilingRegion fetch_region(kernels::region_name<T>("dist::spgemm", "rows by MPI_Alltoallv"));
+  return product(detail::fetch_rows_by_mpi(A, B));
 }
 
 /// Runs on a default-constructed instance of the operands' execution space.

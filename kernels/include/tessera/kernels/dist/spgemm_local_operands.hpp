@@ -1,21 +1,20 @@
 #pragma once
 /// \file
-/// The operands of dist::spgemm's local product, built in the matrices' space: A's rows with
+/// The operands of dist::spgemm's local products, built in the matrices' space: A's rows with
 /// columns [owned columns | ghost slots], and the rows of B they name (B's owned rows, then the
-/// rows fetched from other ranks) with global column ids. Only the rows sent and fetched pass
-/// through the host, in the MPI buffers. The operands' arrays and the temporaries come from the
-/// device pool of temporaries on CUDA (result_arrays.hpp): no cudaMalloc, and no cudaFree waiting
-/// for the device, per product.
+/// rows fetched from other ranks, spgemm_row_fetch.hpp) split by C's column blocks. The operands'
+/// arrays and the temporaries come from the device pool of temporaries on CUDA
+/// (result_arrays.hpp): no cudaMalloc, and no cudaFree waiting for the device, per product.
 #include <cstdint>
 #include <limits>
-#include <numeric>
 #include <string>
-#include <vector>
 
 #include <Kokkos_Core.hpp>
 
 #include "tessera/core/allocation.hpp"
 #include "tessera/core/dist/dist_tensor.hpp"
+#include "tessera/core/dist/ghost_bitmap.hpp"
+#include "tessera/core/dist/split_owned_rows.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/formats/assembly/parallel.hpp"
 #include "tessera/formats/assembly/result_arrays.hpp"
@@ -112,19 +111,41 @@ Tensor<T, Enc, Space> rows_with_ghost_slots(const DistTensor<T, Enc, Space>& A) 
   const auto pos = s.levels[1].pos;
   const auto crd = s.levels[1].crd;
   const auto vals = s.vals;
+  // Rows by runs of 32 over a warp's lanes: in a run without ghost entries (most runs) the
+  // diagonal entries are one contiguous copy, else each lane copies a row.
+  using Lanes = RowLanes<Space>;
+  using Member = typename Lanes::Member;
+  constexpr std::int64_t run = 32;
+  const std::int64_t runs = (rows + run - 1) / run;
   Kokkos::parallel_for(
-      "tessera::dist::spgemm[A rows]", tessera::detail::range<Space>(rows), KOKKOS_LAMBDA(const std::int64_t r) {
-        Offset e = pos(r);
-        for (Offset q = parts.d_pos(r); q < parts.d_pos(r + 1); ++q, ++e) {
-          crd(e) = parts.d_crd(q);
-          vals(e) = parts.d_vals(q);
-        }
-        const std::int64_t b = parts.off_row(r);
-        if (b < 0) return;
-        for (Offset q = parts.o_pos(b); q < parts.o_pos(b + 1); ++q, ++e) {
-          crd(e) = static_cast<Ordinal>(owned + parts.o_crd(q));
-          vals(e) = parts.o_vals(q);
-        }
+      "tessera::dist::spgemm[A rows]", Lanes::policy(runs), KOKKOS_LAMBDA(const Member& team) {
+        Kokkos::parallel_for(
+            Kokkos::TeamThreadRange(team, Lanes::first_row(team), Lanes::end_row(team, runs)),
+            [&](const std::int64_t c) {
+              const std::int64_t first = c * run, last = first + run < rows ? first + run : rows;
+              const Offset d0 = parts.d_pos(first), entries = parts.d_pos(last) - d0, e0 = pos(first);
+              if (pos(last) - e0 == entries) {
+                Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, static_cast<std::int64_t>(entries)),
+                                     [&](const std::int64_t k) {
+                                       crd(e0 + k) = parts.d_crd(d0 + k);
+                                       vals(e0 + k) = parts.d_vals(d0 + k);
+                                     });
+                return;
+              }
+              Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, first, last), [&](const std::int64_t r) {
+                Offset e = pos(r);
+                for (Offset q = parts.d_pos(r); q < parts.d_pos(r + 1); ++q, ++e) {
+                  crd(e) = parts.d_crd(q);
+                  vals(e) = parts.d_vals(q);
+                }
+                const std::int64_t b = parts.off_row(r);
+                if (b < 0) return;
+                for (Offset q = parts.o_pos(b); q < parts.o_pos(b + 1); ++q, ++e) {
+                  crd(e) = static_cast<Ordinal>(owned + parts.o_crd(q));
+                  vals(e) = parts.o_vals(q);
+                }
+              });
+            });
       });
   return Local({rows, owned + A.import_plan().ghosts()}, std::move(s), arrays.owner());
 }
@@ -169,87 +190,124 @@ GlobalColumnRows<Tensor<T, Enc, Space>> global_column_rows(const DistTensor<T, E
           B.cols().begin(comm_rank(B.comm()))};
 }
 
-// Rows of a local tensor, on the host for MPI: each row's length, then the rows' columns and
-// values one after the other.
-template <class T>
-struct HostRows {
-  std::vector<std::int64_t> lengths, cols;
-  std::vector<T> vals;
+// [B's owned rows ; the fetched rows] split by C's column blocks: the local product's right
+// operands, one per block of C.
+template <class Local>
+struct StackedColumnBlocks {
+  Local owned;  // the entries in this rank's column block, local column ids
+  Local ghost;  // the others, columns by slot of ghost_cols
+  IndexView<typename Local::execution_space> ghost_cols;  // ascending global columns outside the block
 };
 
-// B's owned rows `ids` with global columns, gathered in the space, then copied to the host.
-template <class T, class Enc, class Space>
-HostRows<T> gather_rows(const DistTensor<T, Enc, Space>& B, const std::vector<std::int64_t>& ids) {
-  const std::int64_t n = static_cast<std::int64_t>(ids.size());
-  Arrays<Space> scratch{Space(), tessera::detail::call_scoped};
-  const auto rows_of_b = global_column_rows(B, scratch);
-  const auto rows = tessera::detail::upload_array<IndexView<Space>>("tessera::dist::spgemm sent rows", ids);
-  const auto starts = scratch.template take<IndexView<Space>>("tessera::dist::spgemm sent offsets", n + 1);
-  tessera::detail::offsets_into<std::int64_t, Space>(
-      starts, n, KOKKOS_LAMBDA(std::int64_t i) { return rows_of_b.parts.length(rows(i)); },
-      "tessera::dist::spgemm sent offsets");
-  const std::int64_t total = tessera::detail::total_of(starts);
-  const auto cols_out = scratch.template take<IndexView<Space>>("tessera::dist::spgemm sent columns", total);
-  const auto vals_out = scratch.template take<Kokkos::View<T*, tessera::detail::DeviceOf<Space>>>(
-      "tessera::dist::spgemm sent values", total);
-  Kokkos::parallel_for(
-      "tessera::dist::spgemm[gather rows]", tessera::detail::range<Space>(n),
-      KOKKOS_LAMBDA(const std::int64_t i) { rows_of_b.copy(rows(i), cols_out, vals_out, starts(i)); });
-  HostRows<T> out;
-  const std::vector<std::int64_t> offsets = tessera::detail::download_array<std::int64_t>(starts);
-  out.lengths.resize(n);
-  for (std::int64_t i = 0; i < n; ++i) out.lengths[i] = offsets[i + 1] - offsets[i];
-  out.cols = tessera::detail::download_array<std::int64_t>(cols_out);
-  out.vals = tessera::detail::download_array<T>(vals_out);
-  return out;
-}
-
-// [B's owned rows ; the fetched rows], global columns: the local product's right operand.
-template <class T, class Enc, class Space>
-Tensor<T, Enc, Space> stacked_rows(const DistTensor<T, Enc, Space>& B, const HostRows<T>& fetched) {
+// `fetched`: the rows fetched from the other ranks, in Space (spgemm_row_fetch.hpp).
+template <class T, class Enc, class Space, class Fetched>
+StackedColumnBlocks<Tensor<T, Enc, Space>> stacked_column_blocks(const DistTensor<T, Enc, Space>& B,
+                                                                 const Fetched& fetched) {
   using Local = Tensor<T, Enc, Space>;
   using Offset = typename Local::offset_type;
   using Ordinal = typename Local::ordinal_type;
+  using tessera::detail::offsets_into;
+  using tessera::detail::range;
   const int rank = comm_rank(B.comm());
-  const std::int64_t own = B.rows().count(rank), more = static_cast<std::int64_t>(fetched.lengths.size());
-  if (more == 0 && B.import_plan().ghosts() == 0 && B.cols().begin(rank) == 0 && B.cols().count(rank) == B.extent(1))
-    return B.diagonal();  // one rank: the global columns are the diagonal block's
-  const std::int64_t own_nnz = B.diagonal().nnz() + B.off_diagonal().nnz();
-  require_fits<Local>(own_nnz + static_cast<std::int64_t>(fetched.cols.size()), B.extent(1),
-                      "the rows of B with the fetched ones");
-  std::vector<std::int64_t> starts(more + 1, 0);
-  std::partial_sum(fetched.lengths.begin(), fetched.lengths.end(), starts.begin() + 1);
-  const auto f_pos = tessera::detail::upload_array<IndexView<Space>>("tessera::dist::spgemm fetched offsets", starts);
-  const auto f_cols =
-      tessera::detail::upload_array<IndexView<Space>>("tessera::dist::spgemm fetched columns", fetched.cols);
-  const auto f_vals = tessera::detail::upload_array<Kokkos::View<T*, tessera::detail::DeviceOf<Space>>>(
-      "tessera::dist::spgemm fetched values", fetched.vals);
-  Arrays<Space> arrays{Space(), tessera::detail::call_scoped};
-  const auto rows_of_b = global_column_rows(B, arrays);
-  typename Local::Storage out;
-  out.levels[1].pos = arrays.template take<typename Local::pos_view>("tessera::dist::spgemm B pos", own + more + 1);
-  tessera::detail::offsets_into<Offset, Space>(
-      out.levels[1].pos, own + more,
+  const std::int64_t own = B.rows().count(rank), more = fetched.count;
+  const std::int64_t c0 = B.cols().begin(rank), c1 = B.cols().end(rank), stacked = own + more;
+  const Space space;
+  Arrays<Space> arrays{space, tessera::detail::call_scoped};
+  StackedColumnBlocks<Local> out;
+  typename Local::Storage owned, ghost;
+  ghost.levels[1].pos =
+      arrays.template take<typename Local::pos_view>("tessera::dist::spgemm B ghost pos", stacked + 1);
+  if (more == 0 && B.off_diagonal().nnz() == 0) {  // one rank, or no entry outside the block: no ghost operand
+    Kokkos::deep_copy(space, ghost.levels[1].pos, Offset{0});
+    ghost.levels[1].crd = arrays.template take<typename Local::crd_view>("tessera::dist::spgemm B ghost crd", 0);
+    ghost.vals = arrays.template take<typename Local::vals_view>("tessera::dist::spgemm B ghost vals", 0);
+    out.owned = B.diagonal();
+    out.ghost = Local({stacked, 0}, std::move(ghost), arrays.owner());
+    out.ghost_cols = IndexView<Space>("tessera::dist::spgemm B ghost columns", 0);
+    return out;
+  }
+  const auto parts = owned_row_parts(B, arrays);
+  const auto b_ghosts = tessera::detail::upload_array<IndexView<Space>>("tessera::dist::spgemm B's ghost columns",
+                                                                        B.import_plan().ghost_cols);
+
+  // The columns outside the block that the rows hold, and each fetched row's count of them.
+  GhostBitmap<Space> slots = empty_ghost_bitmap<Space>(B.extent(1), arrays);
+  Kokkos::parallel_for(
+      "tessera::dist::spgemm[mark B ghosts]", range<Space>(B.off_diagonal().nnz()),
+      KOKKOS_LAMBDA(const std::int64_t e) { slots.mark(b_ghosts(parts.o_crd(e))); });
+  const auto f_outside = arrays.template take<IndexView<Space>>("tessera::dist::spgemm fetched ghosts", more);
+  Kokkos::parallel_for(
+      "tessera::dist::spgemm[mark fetched ghosts]", range<Space>(more), KOKKOS_LAMBDA(const std::int64_t f) {
+        std::int64_t n = 0;
+        for (std::int64_t k = 0; k < fetched.length(f); ++k) {
+          const std::int64_t j = fetched.col(f, k);
+          if (j >= c0 && j < c1) continue;
+          slots.mark(j);
+          ++n;
+        }
+        f_outside(f) = n;
+      });
+  const std::int64_t ghosts = number_slots(slots, arrays);
+  out.ghost_cols = marked_columns(slots, ghosts, arrays);
+
+  owned.levels[1].pos = arrays.template take<typename Local::pos_view>("tessera::dist::spgemm B pos", stacked + 1);
+  offsets_into<Offset, Space>(
+      owned.levels[1].pos, stacked,
       KOKKOS_LAMBDA(std::int64_t r) {
-        return r < own ? rows_of_b.parts.length(r) : f_pos(r - own + 1) - f_pos(r - own);
+        return r < own ? parts.d_pos(r + 1) - parts.d_pos(r) : fetched.length(r - own) - f_outside(r - own);
       },
       "tessera::dist::spgemm B pos");
-  const std::int64_t nnz = own_nnz + starts[more];
-  out.levels[1].crd = arrays.template take<typename Local::crd_view>("tessera::dist::spgemm B crd", nnz);
-  out.vals = arrays.template take<typename Local::vals_view>("tessera::dist::spgemm B vals", nnz);
-  const auto pos = out.levels[1].pos;
-  const auto crd = out.levels[1].crd;
-  const auto vals = out.vals;
+  offsets_into<Offset, Space>(
+      ghost.levels[1].pos, stacked,
+      KOKKOS_LAMBDA(std::int64_t r) {
+        if (r >= own) return f_outside(r - own);
+        const std::int64_t b = parts.off_row(r);
+        return b < 0 ? std::int64_t{0} : static_cast<std::int64_t>(parts.o_pos(b + 1) - parts.o_pos(b));
+      },
+      "tessera::dist::spgemm B ghost pos");
+  const std::int64_t owned_nnz = tessera::detail::total_of(owned.levels[1].pos);
+  const std::int64_t ghost_nnz = tessera::detail::total_of(ghost.levels[1].pos);
+  require_fits<Local>(owned_nnz, c1 - c0, "the rows of B with the fetched ones");
+  require_fits<Local>(ghost_nnz, ghosts, "the rows of B with the fetched ones");
+  owned.levels[1].crd = arrays.template take<typename Local::crd_view>("tessera::dist::spgemm B crd", owned_nnz);
+  owned.vals = arrays.template take<typename Local::vals_view>("tessera::dist::spgemm B vals", owned_nnz);
+  ghost.levels[1].crd = arrays.template take<typename Local::crd_view>("tessera::dist::spgemm B ghost crd", ghost_nnz);
+  ghost.vals = arrays.template take<typename Local::vals_view>("tessera::dist::spgemm B ghost vals", ghost_nnz);
+  const auto pos = owned.levels[1].pos, g_pos = ghost.levels[1].pos;
+  const auto crd = owned.levels[1].crd, g_crd = ghost.levels[1].crd;
+  const auto vals = owned.vals, g_vals = ghost.vals;
+  // B's owned rows lead the owned operand as its diagonal block holds them; their ghost
+  // entries are B's boundary rows.
+  const auto& diagonal = B.diagonal().decompose();
+  const auto head = Kokkos::make_pair(std::int64_t{0}, B.diagonal().nnz());
+  Kokkos::deep_copy(space, Kokkos::subview(crd, head), diagonal.levels[1].crd);
+  Kokkos::deep_copy(space, Kokkos::subview(vals, head), diagonal.vals);
+  const auto boundary_rows = B.boundary_rows();
   Kokkos::parallel_for(
-      "tessera::dist::spgemm[B rows]", tessera::detail::range<Space>(own),
-      KOKKOS_LAMBDA(const std::int64_t r) { rows_of_b.copy(r, crd, vals, pos(r)); });
-  Kokkos::parallel_for(
-      "tessera::dist::spgemm[fetched rows]", tessera::detail::range<Space>(starts[more]),
-      KOKKOS_LAMBDA(const std::int64_t e) {
-        crd(own_nnz + e) = static_cast<Ordinal>(f_cols(e));
-        vals(own_nnz + e) = f_vals(e);
+      "tessera::dist::spgemm[B boundary rows]", range<Space>(static_cast<std::int64_t>(boundary_rows.extent(0))),
+      KOKKOS_LAMBDA(const std::int64_t b) {
+        for (Offset q = parts.o_pos(b), e = g_pos(boundary_rows(b)); q < parts.o_pos(b + 1); ++q, ++e) {
+          g_crd(e) = static_cast<Ordinal>(slots.slot(b_ghosts(parts.o_crd(q))));
+          g_vals(e) = parts.o_vals(q);
+        }
       });
-  return Local({own + more, B.extent(1)}, std::move(out), arrays.owner());
+  Kokkos::parallel_for(
+      "tessera::dist::spgemm[fetched rows]", range<Space>(more), KOKKOS_LAMBDA(const std::int64_t f) {
+        Offset e = pos(own + f), g = g_pos(own + f);
+        for (std::int64_t k = 0; k < fetched.length(f); ++k) {
+          const std::int64_t j = fetched.col(f, k);
+          if (j >= c0 && j < c1) {
+            crd(e) = static_cast<Ordinal>(j - c0);
+            vals(e++) = fetched.val(f, k);
+          } else {
+            g_crd(g) = static_cast<Ordinal>(slots.slot(j));
+            g_vals(g++) = fetched.val(f, k);
+          }
+        }
+      });
+  out.owned = Local({stacked, c1 - c0}, std::move(owned), arrays.owner());
+  out.ghost = Local({stacked, ghosts}, std::move(ghost), arrays.owner());
+  return out;
 }
 
 }  // namespace tessera::dist::detail
