@@ -4,7 +4,8 @@
 // Per matrix and precision: the whole call (ours and cuSPARSE's both allocating C and their
 // buffers), the numeric phase alone (our SpgemmHandle, cusparseSpGEMMreuse_compute), and the
 // device memory each needs beyond the operands (workspace at its peak plus C). Each time is the
-// median of --reps fenced calls; C is checked against cuSPARSE's.
+// median of --reps fenced calls; C, of the whole call and of the numeric phase, is checked against
+// cuSPARSE's.
 #include <Kokkos_Core.hpp>
 #include <cusparse.h>
 
@@ -238,6 +239,7 @@ void run_case(cusparseHandle_t handle, const Case& c, std::int64_t products, int
   tessera::SpgemmHandle reuse;
   (void)tessera::spgemm(A, B, reuse);
   const double ours_numeric = median_fenced_ms(reps, [&] { (void)tessera::spgemm(A, B, reuse); });
+  check_same(tessera::spgemm(A, B, reuse), vendor, c.name + " (numeric only)");
   CusparseReuse<T> vendor_reuse(handle, A, B);
   const double vendor_numeric = median_fenced_ms(reps, [&] { vendor_reuse.compute(); });
   std::printf("| %s | %s | %.1f | %lld | %.3f | %.3f | %.2fx | %.3f | %.3f | %.2fx | %.1fx | %.1f | %.1f | %.2f |\n",
