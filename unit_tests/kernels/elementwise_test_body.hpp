@@ -256,6 +256,36 @@ TYPED_TEST(Elementwise, MixedSliceLengthsMatchTheReference) {
   check_add_and_multiply<double, CSR, TypeParam>(a, b, 2.0, 1.0, "mixed slices + random");
 }
 
+// Rows of up to 32 entries in each operand, 33 to 64 together: on CUDA a warp walks each with the
+// other operand's row in its lanes' registers (merge_row_blocks.hpp). Bands of width 32 shifted
+// against each other: partly shared, every column of B below A's (an entry of A past all 32 of
+// B's), identical; and rows of 40 beside 20 (an operand of more than a lane per entry). 64-bit
+// coordinates shuffle as two words.
+HostCoo<double> band(std::int64_t rows, std::int64_t cols, std::int64_t shift, std::int64_t width) {
+  HostCoo<double> coo;
+  coo.shape = {rows, cols};
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = i + shift; j < i + shift + width; ++j)
+      if (j >= 0 && j < cols) {
+        coo.coords.push_back(i);
+        coo.coords.push_back(j);
+        coo.values.push_back(1.0 + static_cast<double>((i + 3 * j) % 11) / 4);
+      }
+  return coo;
+}
+
+TYPED_TEST(Elementwise, BandsOfAWarpPerRowMatchTheReference) {
+  const HostCoo<double> a = band(3000, 3100, -15, 32);
+  check_add_and_multiply<double, CSR, TypeParam>(a, transposed(band(3100, 3000, -20, 32)), 1.0, 2.0,
+                                                 "bands of 32, partly shared");
+  check_add_and_multiply<float, CSR, TypeParam>(a, band(3000, 3100, -60, 32), 1.0, -1.0, "B's band below A's");
+  check_add_and_multiply<double, CSR, TypeParam>(a, revalued(a, 0.5), 1.0, 1.0, "identical bands");
+  check_add_and_multiply<double, CSR, TypeParam>(band(3000, 3100, -20, 40), band(3000, 3100, 5, 20), 1.0, 1.0,
+                                                 "bands of 40 and 20");
+  using CSR64 = tessera::WithIndexTypes<CSR, std::int64_t, std::int64_t>;
+  check_add_and_multiply<double, CSR64, TypeParam>(a, band(3000, 3100, -8, 32), 1.0, 1.0, "bands, 64-bit indices");
+}
+
 // Slices of 257 to 33 000 entries beside short ones: on CUDA the whole team merges those of blocks
 // with a slice past kTeamMergeMin along the merge path (merge_path.hpp), in operands small enough
 // that C is sized ahead and, up to kLongWalk entries, in larger ones too. Rows 5-12: partly

@@ -11,6 +11,8 @@
 /// pairs before it in its slice (a team scan of the matches; a warp's ballot in a warp's walk).
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 
 #include <Kokkos_Core.hpp>
 
@@ -34,6 +36,9 @@ KOKKOS_INLINE_FUNCTION std::int64_t lower_bound(const V& v, std::int64_t lo, std
 struct RowBlocks {
   static constexpr int kTeamSize = 256;
   static constexpr std::int64_t kBlockEntries = 8 * kTeamSize;  ///< input entries a block aims at
+  /// Input entries a block aims at where the mean slice is past kThreadMergeMax (walked a warp
+  /// each): the block's fixed work (its offsets' copy, its longest slice) spreads over more slices.
+  static constexpr std::int64_t kWalkedBlockEntries = 4 * kBlockEntries;
   static constexpr std::int64_t kMaxSlices = 512;               ///< of a block: bounds the team's scratch
   /// Entries of A and B a slice may have before it counts as long (merge_entries.hpp takes them):
   /// the team that walks it would run on long after the others.
@@ -66,7 +71,8 @@ struct RowBlocks {
     const std::int64_t mean = std::max<std::int64_t>(1, entries / std::max<std::int64_t>(slices, 1));
     const std::int64_t teams_to_fill = std::max<std::int64_t>(1, space.concurrency() / kTeamSize);
     const std::int64_t filling = (slices + teams_to_fill - 1) / teams_to_fill;
-    b.per_block = std::clamp<std::int64_t>(std::min(kBlockEntries / mean, filling), 1, kMaxSlices);
+    const std::int64_t aim = mean > kThreadMergeMax ? kWalkedBlockEntries : kBlockEntries;
+    b.per_block = std::clamp<std::int64_t>(std::min(aim / mean, filling), 1, kMaxSlices);
     return b;
   }
   std::int64_t blocks() const { return (slices + per_block - 1) / per_block; }
@@ -105,10 +111,34 @@ KOKKOS_INLINE_FUNCTION std::int64_t slice_entries(const LocalPos& a, const Local
   return (a(local + 1) - a(local)) + (b(local + 1) - b(local));
 }
 
-/// The most entries a slice of the block has in A and B together.
+#ifdef __CUDA_ARCH__
+/// Lanes of a warp: the team's threads in order (vector length 1).
+constexpr int kWarpLanes = 32;
+
+/// Every lane of a warp.
+constexpr unsigned kAllLanes = 0xffffffffu;
+#endif
+
+/// The most entries a slice of the block has in A and B together. On CUDA a warp reduces in one
+/// instruction and the warps meet in a static shared array (Kokkos' team reduction took more
+/// instructions per block than a warp's count of a slice of 64 entries); the next call would
+/// overwrite the array, so a kernel calls this once.
 template <class Member, class LocalPos>
 KOKKOS_INLINE_FUNCTION std::int64_t longest_slice(const Member& member, std::int64_t n, const LocalPos& a,
                                                   const LocalPos& b) {
+#ifdef __CUDA_ARCH__
+  __shared__ unsigned warp_longest[RowBlocks::kTeamSize / kWarpLanes];
+  unsigned mine = 0;  // clamped: every threshold lies far below 2^32
+  for (std::int64_t local = member.team_rank(); local < n; local += member.team_size())
+    mine = max(mine, static_cast<unsigned>(min(slice_entries(a, b, local), std::int64_t{0xffffffffu})));
+  mine = __reduce_max_sync(kAllLanes, mine);
+  const int warps = (member.team_size() + kWarpLanes - 1) / kWarpLanes;
+  if (member.team_rank() % kWarpLanes == 0) warp_longest[member.team_rank() / kWarpLanes] = mine;
+  member.team_barrier();
+  unsigned longest = 0;
+  for (int w = 0; w < warps; ++w) longest = max(longest, warp_longest[w]);
+  return longest;
+#else
   std::int64_t longest = 0;
   Kokkos::parallel_reduce(
       Kokkos::TeamThreadRange(member, n),
@@ -118,6 +148,7 @@ KOKKOS_INLINE_FUNCTION std::int64_t longest_slice(const Member& member, std::int
       },
       Kokkos::Max<std::int64_t>(longest));
   return longest;
+#endif
 }
 
 /// Runs block(member, s0, n, scratch) over every block of n slices from s0, with its scratch
@@ -125,7 +156,9 @@ KOKKOS_INLINE_FUNCTION std::int64_t longest_slice(const Member& member, std::int
 template <class Space, class Pos, class Block>
 void for_each_row_block(const char* label, const Space& space, const RowBlocks& blocks, const Pos& pos_a,
                         const Pos& pos_b, const Block& block) {
-  using Policy = Kokkos::TeamPolicy<Space>;
+  // At most 64 registers a thread, so that four teams fit an SM: the write pass took 72 and fit
+  // three, which was slower (on a power law + A^T).
+  using Policy = Kokkos::TeamPolicy<Space, Kokkos::LaunchBounds<RowBlocks::kTeamSize, 4>>;
   using Scratch = BlockScratch<Space, typename Pos::non_const_value_type>;
   const std::int64_t per_block = blocks.per_block, slices = blocks.slices;
   Kokkos::parallel_for(
@@ -169,8 +202,34 @@ KOKKOS_INLINE_FUNCTION void walk_block(const Member& member, const Scratch& scra
 }
 
 #ifdef __CUDA_ARCH__
-/// Lanes of a warp: the team's threads in order (vector length 1).
-constexpr int kWarpLanes = 32;
+/// warp_walk_slice where Y's slice [y0, y0 + ny) has at most one entry a lane: lane l holds Y's
+/// entry l, and each entry of X finds its place among them by shuffles. A binary search through
+/// memory waits on a load at each step: in A + A^T of a band of 32 its steps were a third of each
+/// pass's instructions and half of its stalls.
+template <class Crd, class Visit>
+__device__ std::int64_t warp_walk_short_y(int lane, std::int64_t x0, std::int64_t x1, const Crd& crd_x,
+                                          std::int64_t y0, int ny, const Crd& crd_y, const Visit& visit) {
+  using Coordinate = std::remove_cv_t<typename Crd::value_type>;
+  constexpr Coordinate kPast = std::numeric_limits<Coordinate>::max();  // coordinates lie below extents
+  const Coordinate y = lane < ny ? crd_y(y0 + lane) : kPast;
+  std::int64_t matched_so_far = 0;
+  for (std::int64_t chunk = x0; chunk < x1; chunk += kWarpLanes) {
+    const std::int64_t e = chunk + lane;
+    const bool valid = e < x1;
+    const Coordinate x = valid ? crd_x(e) : kPast;
+    int below = 0;  // Y's entries below x
+#pragma unroll
+    for (int step = kWarpLanes / 2; step > 0; step /= 2)
+      if (__shfl_sync(kAllLanes, y, below + step - 1) < x) below += step;
+    const Coordinate at = __shfl_sync(kAllLanes, y, below);
+    below += at < x;  // x past all 32
+    const bool matched = valid && at == x;
+    const unsigned ballot = __ballot_sync(kAllLanes, matched);
+    if (valid) visit(e, y0 + below, matched, matched_so_far + __popc(ballot & ((1u << lane) - 1u)));
+    matched_so_far += __popc(ballot);
+  }
+  return matched_so_far;
+}
 
 /// One warp walks X's slice [x0, x1) in chunks of a lane's entry, calling visit(e, k, matched,
 /// matched_before) as walk_block does (k the first position of Y's slice [y0, y1) not below the
@@ -178,6 +237,7 @@ constexpr int kWarpLanes = 32;
 template <class Crd, class Visit>
 __device__ std::int64_t warp_walk_slice(int lane, std::int64_t x0, std::int64_t x1, const Crd& crd_x,
                                         std::int64_t y0, std::int64_t y1, const Crd& crd_y, const Visit& visit) {
+  if (y1 - y0 <= kWarpLanes) return warp_walk_short_y(lane, x0, x1, crd_x, y0, int(y1 - y0), crd_y, visit);
   std::int64_t matched_so_far = 0;
   for (std::int64_t chunk = x0; chunk < x1; chunk += kWarpLanes) {
     const std::int64_t e = chunk + lane;
@@ -188,7 +248,7 @@ __device__ std::int64_t warp_walk_slice(int lane, std::int64_t x0, std::int64_t 
       k = lower_bound(crd_y, y0, y1, x);
       matched = k < y1 && crd_y(k) == x;
     }
-    const unsigned ballot = __ballot_sync(0xffffffffu, matched);
+    const unsigned ballot = __ballot_sync(kAllLanes, matched);
     if (e < x1) visit(e, k, matched, matched_so_far + __popc(ballot & ((1u << lane) - 1u)));
     matched_so_far += __popc(ballot);
   }
