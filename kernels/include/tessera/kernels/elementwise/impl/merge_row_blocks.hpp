@@ -122,7 +122,8 @@ constexpr unsigned kAllLanes = 0xffffffffu;
 /// The most entries a slice of the block has in A and B together. On CUDA a warp reduces in one
 /// instruction and the warps meet in a static shared array (Kokkos' team reduction took more
 /// instructions per block than a warp's count of a slice of 64 entries); the next call would
-/// overwrite the array, so a kernel calls this once.
+/// overwrite the array, so a kernel calls this once, with teams of RowBlocks::kTeamSize (the array's
+/// size).
 template <class Member, class LocalPos>
 KOKKOS_INLINE_FUNCTION std::int64_t longest_slice(const Member& member, std::int64_t n, const LocalPos& a,
                                                   const LocalPos& b) {
