@@ -216,6 +216,40 @@ TEST(SpgemmCuda, LongRowsOfBAmongShortOnes) {
   check_handle_product<Cuda>(handle, with_values(A, 1.0), with_values(B, 3.0), "long rows of B, numeric");
 }
 
+// A block's row stages 256 of A's entries at a time and spreads their products over its lanes:
+// rows of A across several stagings, whose rows of B are empty, of one entry, or hubs longer than
+// the block, in every order.
+TEST(SpgemmCuda, BlockRowsAcrossStagingsOfEmptyShortAndHubRowsOfB) {
+  constexpr std::int64_t kInner = 1200, kCols = 9000;
+  HostCoo<double> B;
+  B.shape = {kInner, kCols};
+  for (std::int64_t k = 0; k < kInner; ++k) {
+    const std::int64_t length = k % 97 == 2 ? 3000 : k % 3 == 0 ? 0 : k % 3 == 1 ? 1 : 5;
+    for (std::int64_t j = 0; j < length; ++j) {
+      B.coords.insert(B.coords.end(), {k, (k * 131 + j * 11) % kCols});  // 11 is prime to kCols: distinct
+      B.values.push_back(1.0 / static_cast<double>(j + 2) - 0.3);
+    }
+  }
+  HostCoo<double> A;
+  A.shape = {6, kInner};
+  const auto add = [&](std::int64_t i, std::int64_t k) {
+    A.coords.insert(A.coords.end(), {i, k});
+    A.values.push_back(static_cast<double>((i * 7919 + k * 104729) % 1999) / 999.5 - 1.0);
+  };
+  for (std::int64_t k = 0; k < kInner; ++k) add(0, k);            // every row of B: five stagings
+  for (std::int64_t k = 0; k < 300; ++k) add(1, k);               // one staging and a few entries
+  for (std::int64_t k = 0; k < 256; ++k) add(2, 3 * k);           // empty rows, then a hub past them
+  add(2, 3 * 97 + 2);
+  for (std::int64_t k = 2; k < kInner; k += 97) add(3, k);        // hubs only
+  for (std::int64_t k = 1; k < 1000; k += 3) add(4, k);           // one entry each: short rows only
+  for (std::int64_t k = 0; k < 600; k += 2) add(5, k);
+  expect_every_variant<ws::Auto>(A, B, "block rows across stagings");
+  expect_every_variant<ws::Dense>(A, B, "block rows across stagings");
+  tessera::SpgemmHandle handle;
+  check_handle_product<Cuda>(handle, A, B, "block rows across stagings, first");
+  check_handle_product<Cuda>(handle, with_values(A, -2.0), with_values(B, 0.5), "block rows across stagings, numeric");
+}
+
 TEST(SpgemmCuda, PoissonAndRealMatrices) {
   const HostCoo<double> P = tessera::poisson_3d_triplets(24, 0, 24 * 24 * 24);
   expect_every_variant<ws::Auto>(P, P, "Poisson 24^3 squared");

@@ -185,11 +185,11 @@ template <class T>
 __device__ void add_products(const SpgemmArgs& args, std::int64_t a_begin, std::int64_t a_end, T* dense) {
   const T* a_vals = static_cast<const T*>(args.a_vals);
   const T* b_vals = static_cast<const T*>(args.b_vals);
-  const bool rows_per_warp = product_lanes(args, a_begin, a_end, static_cast<int>(blockDim.x)) < 32;
-  for_each_product_in<true>(args, a_begin, a_end, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x),
-                            [&](unsigned col, std::int64_t r, std::int64_t q) {
-                              add_to_column(dense, col, __ldg(a_vals + q) * __ldg(b_vals + r), rows_per_warp);
-                            });
+  const bool rows_per_warp = args.b_lanes < 32;
+  for_each_product_in(args, a_begin, a_end, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x),
+                      [&](unsigned col, std::int64_t r, std::int64_t q) {
+                        add_to_column(dense, col, __ldg(a_vals + q) * __ldg(b_vals + r), rows_per_warp);
+                      });
 }
 
 // Copies row `row`'s values out of its dense array at the pattern's columns and zeroes them: the

@@ -115,74 +115,87 @@ struct Group {
   }
 };
 
-// The lanes of a sub-group of for_each_product_in (a power of two).
-__device__ __forceinline__ int product_lanes(const SpgemmArgs& args, std::int64_t a_begin, std::int64_t a_end,
-                                             int size) {
-  const int least = size > 32 ? args.b_lanes : 1;
+// The lanes of a warp's sub-group of for_each_product_in (a power of two): as many sub-groups as
+// A's row has entries, up to one lane each.
+__device__ __forceinline__ int product_lanes(std::int64_t a_len, int size) {
   int sub = size;
-  while (sub > least && size / sub < a_end - a_begin) sub >>= 1;
+  while (sub > 1 && size / sub < a_len) sub >>= 1;
   return sub;
 }
 
-// Rows of B that a block's row hands to the whole block at once (for_each_product_in), at most.
-constexpr int kBlockWalkedRows = 128;
+// Entries of A's row that a block stages at a time (for_each_product_in over a block).
+constexpr int kStagedEntries = 256;
 
-// Calls f(column, position in B, position in A) for every product of row `row`: the group's lanes
-// in sub-groups, one of A's entries per sub-group at a time, its lanes striding over B's row. The
-// sub-groups are as many as A's row has entries (up to one lane each), so that the loads of all
-// of A's entries are in flight together. With `HandOver` (a block's row into a known pattern,
-// adding to a dense array in global memory), a row of B longer than the block is walked by the
-// whole block afterwards, where a sub-group would walk it long after the others are done; every
-// lane of the block calls it then (it synchronizes the block).
-template <bool HandOver = false, class F>
+// for_each_product_in for a whole block (every lane calls it; it synchronizes the block). Rows of
+// B differ in length by orders of magnitude in graphs, so lanes that each took a row of B would
+// wait for the longest: the block stages its entries of A with where their products start (a
+// scan of their rows' lengths), and lane t takes products t, t + size, ..., finding each one's
+// entry by a binary search among the staged starts.
+template <class F>
+__device__ __forceinline__ void for_each_product_of_block(const SpgemmArgs& args, std::int64_t a_begin,
+                                                          std::int64_t a_end, int rank, int size, F&& f) {
+  __shared__ std::int64_t first_product[kStagedEntries + 1];  // products before each staged entry
+  __shared__ std::int64_t b_first[kStagedEntries];            // where its row of B starts
+  __shared__ std::int64_t warp_totals[kStagedEntries / 32];
+  const int staged = min(size, kStagedEntries);  // a multiple of 32
+  for (std::int64_t base = a_begin; base < a_end; base += staged) {
+    std::int64_t length = 0;
+    if (rank < staged && base + rank < a_end) {
+      const int k = __ldg(args.a_crd + base + rank);
+      const std::int64_t b_begin = load_offset(args.b_pos, args.b_wide, k);
+      length = load_offset(args.b_pos, args.b_wide, k + 1) - b_begin;
+      b_first[rank] = b_begin;
+    }
+    std::int64_t inclusive = length;
+    for (int d = 1; d < 32; d <<= 1) {
+      const std::int64_t below = __shfl_up_sync(0xffffffffu, inclusive, d);
+      if ((rank & 31) >= d) inclusive += below;
+    }
+    if ((rank & 31) == 31 && rank < staged) warp_totals[rank >> 5] = inclusive;
+    __syncthreads();
+    if (rank < staged) {
+      for (int w = 0; w < (rank >> 5); ++w) inclusive += warp_totals[w];
+      first_product[rank] = inclusive - length;
+      if (rank == staged - 1) first_product[staged] = inclusive;
+    }
+    __syncthreads();
+    const std::int64_t products = first_product[staged];
+    const int last = static_cast<int>(min(a_end - base, std::int64_t{staged})) - 1;
+    int i = 0;  // the entry of the lane's last product: later products lie at or past it
+    for (std::int64_t p = rank; p < products; p += size) {
+      if (first_product[i + 1] <= p) {  // past entry i (a row of B longer than the block stays)
+        int hi = last;
+        ++i;
+        while (i < hi) {
+          const int mid = (i + hi + 1) >> 1;
+          if (first_product[mid] <= p) i = mid;
+          else hi = mid - 1;
+        }
+      }
+      const std::int64_t r = b_first[i] + (p - first_product[i]);
+      f(static_cast<unsigned>(__ldg(args.b_crd + r)), r, base + i);
+    }
+    __syncthreads();  // the next entries overwrite the staged ones
+  }
+}
+
+// Calls f(column, position in B, position in A) for every product of A's entries [a_begin, a_end):
+// a block's lanes by for_each_product_of_block; a warp's group in sub-groups, one of A's entries
+// per sub-group at a time, its lanes striding over B's row, so that the loads of all of A's
+// entries are in flight together.
+template <class F>
 __device__ __forceinline__ void for_each_product_in(const SpgemmArgs& args, std::int64_t a_begin, std::int64_t a_end,
                                                     int rank, int size, F&& f) {
-  // A block's row (size past a warp) is long: its sub-groups keep args.b_lanes lanes at least,
-  // so that they read rows of B in coalesced runs and add to distinct columns at a time.
-  const int sub = product_lanes(args, a_begin, a_end, size);
+  if (size > 32) return for_each_product_of_block(args, a_begin, a_end, rank, size, static_cast<F&&>(f));
+  const int sub = product_lanes(a_end - a_begin, size);
   const int lane = rank & (sub - 1);
   const int subs = size / sub;
-  // Sub-groups of one warp at most share a listed row by a shuffle; larger ones walk few rows of A.
-  const bool hand_over = HandOver && size > 32 && sub <= 32;
-  __shared__ int walked[HandOver ? kBlockWalkedRows : 1];
-  __shared__ int listed;
-  if (hand_over) {
-    if (rank == 0) listed = 0;
-    __syncthreads();
-  }
-  const unsigned sub_mask = sub == 32 ? 0xffffffffu : ((1u << sub) - 1) << ((threadIdx.x & 31) & ~(sub - 1));
   for (std::int64_t q = a_begin + rank / sub; q < a_end; q += subs) {
     const int k = __ldg(args.a_crd + q);
     const std::int64_t b_begin = load_offset(args.b_pos, args.b_wide, k);
     const std::int64_t b_end = load_offset(args.b_pos, args.b_wide, k + 1);
-    if (hand_over && b_end - b_begin > size) {
-      int slot = 0;
-      if (lane == 0) slot = atomicAdd(&listed, 1);
-      slot = __shfl_sync(sub_mask, slot, 0, sub);
-      if (slot < kBlockWalkedRows) {
-        if (lane == 0) walked[slot] = static_cast<int>(q - a_begin);
-        continue;
-      }
-    }
     for (std::int64_t r = b_begin + lane; r < b_end; r += sub) f(static_cast<unsigned>(__ldg(args.b_crd + r)), r, q);
   }
-  if (!hand_over) return;
-  // The listed rows' extents first, all loads in flight together; then the block walks each.
-  __shared__ std::int64_t extents[HandOver ? 2 * kBlockWalkedRows : 1];
-  __syncthreads();
-  const int count = min(listed, kBlockWalkedRows);
-  for (int i = rank; i < count; i += size) {
-    const int k = __ldg(args.a_crd + a_begin + walked[i]);
-    extents[2 * i] = load_offset(args.b_pos, args.b_wide, k);
-    extents[2 * i + 1] = load_offset(args.b_pos, args.b_wide, k + 1);
-  }
-  __syncthreads();
-  for (int i = 0; i < count; ++i) {
-    const std::int64_t q = a_begin + walked[i];
-    for (std::int64_t r = extents[2 * i] + rank; r < extents[2 * i + 1]; r += size)
-      f(static_cast<unsigned>(__ldg(args.b_crd + r)), r, q);
-  }
-  __syncthreads();  // `listed` and `walked` are reset by the block's next call
 }
 
 // for_each_product_in over the whole of A's row `row`.
@@ -261,11 +274,11 @@ __device__ void bitonic_sort(unsigned* keys, T* vals, int slots) {
     }
 }
 
-// Adds v to dense[col]. Where a warp's lanes walk several of B's rows at once (`rows_per_warp`:
-// sub-groups of fewer than 32 lanes) they may add to the same column: those lanes sum first and
-// one adds (a dense row of A times short rows of B that all hold the same few columns would
-// serialize the atomics). A warp on one row of B adds to distinct columns: the match would only
-// cost.
+// Adds v to dense[col]. Where a warp's lanes take products of several of B's rows at once
+// (`rows_per_warp`: B's rows are shorter than a warp) they may add to the same column: those
+// lanes sum first and one adds (a dense row of A times short rows of B that all hold the same few
+// columns would serialize the atomics). A warp on one row of B adds to distinct columns: the
+// match would only cost.
 template <class T>
 __device__ __forceinline__ void add_to_column(T* dense, unsigned col, T v, bool rows_per_warp) {
   if (!rows_per_warp) {
@@ -302,7 +315,7 @@ __device__ WordSpan mark_products(const SpgemmArgs& args, std::int64_t a_begin, 
   if (dense) {
     const T* a_vals = static_cast<const T*>(args.a_vals);
     const T* b_vals = static_cast<const T*>(args.b_vals);
-    const bool rows_per_warp = product_lanes(args, a_begin, a_end, blockDim.x) < 32;
+    const bool rows_per_warp = args.b_lanes < 32;
     const auto add = [&](unsigned col, std::int64_t r, std::int64_t q) {
       mark(col);
       add_to_column(dense, col, __ldg(a_vals + q) * __ldg(b_vals + r), rows_per_warp);

@@ -142,7 +142,7 @@ struct SpgemmImpl<Kokkos::Cuda, Policy, OutEnc, T, EncA, EncB,
     args.b_pos = b.levels[1].pos.data();
     args.b_crd = b.levels[1].crd.data();
     args.b_vals = b.vals.data();
-    // A block's row walks each row of B with about its mean length of lanes (SpgemmArgs::b_lanes).
+    // B's mean row length, as a power of two up to a warp (SpgemmArgs::b_lanes).
     const std::int64_t b_mean = B.extent(0) ? B.nnz() / B.extent(0) : 0;
     while (args.b_lanes < 32 && 2 * args.b_lanes <= b_mean) args.b_lanes *= 2;
     args.dense_budget_bytes = static_cast<std::size_t>(std::max<std::int64_t>(options.memory_budget_bytes, 0));

@@ -68,8 +68,8 @@ struct SpgemmArgs {
   const void* b_pos = nullptr;                            ///< inner + 1 row offsets of B
   const int* b_crd = nullptr;                             ///< B's column ids
   const void* b_vals = nullptr;                           ///< B's values
-  /// Lanes that walk one row of B together in a block's row (a power of two, 1 to 32): about B's
-  /// mean row length.
+  /// About B's mean row length (a power of two, 1 to 32). Below 32, a warp of a block's row takes
+  /// products of several rows of B at once, which may share columns (add_to_column).
   int b_lanes = 1;
   /// Most device memory the dense accumulators of the long rows take together (at least one row's).
   std::size_t dense_budget_bytes = std::size_t{256} << 20;
