@@ -163,13 +163,18 @@ __device__ __forceinline__ void for_each_product_of_block(const SpgemmArgs& args
     const int last = static_cast<int>(min(a_end - base, std::int64_t{staged})) - 1;
     int i = 0;  // the entry of the lane's last product: later products lie at or past it
     for (std::int64_t p = rank; p < products; p += size) {
-      if (first_product[i + 1] <= p) {  // past entry i (a row of B longer than the block stays)
-        int hi = last;
+      // A row of B longer than the block keeps the lane in its entry, one about as long moves it
+      // to the next; past that, a search.
+      if (first_product[i + 1] <= p) {
         ++i;
-        while (i < hi) {
-          const int mid = (i + hi + 1) >> 1;
-          if (first_product[mid] <= p) i = mid;
-          else hi = mid - 1;
+        if (first_product[i + 1] <= p) {
+          int hi = last;
+          ++i;
+          while (i < hi) {
+            const int mid = (i + hi + 1) >> 1;
+            if (first_product[mid] <= p) i = mid;
+            else hi = mid - 1;
+          }
         }
       }
       const std::int64_t r = b_first[i] + (p - first_product[i]);
