@@ -123,6 +123,33 @@ __device__ __forceinline__ int product_lanes(std::int64_t a_len, int size) {
   return sub;
 }
 
+// Exclusive prefix sum of `value` over the block (any size up to 1024 threads); `warp_sums`
+// holds 32 values of shared memory. Every thread of the block calls it.
+template <class V>
+__device__ inline V block_exclusive_sum(V value, V* warp_sums) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  V inclusive = value;
+  for (int d = 1; d < 32; d *= 2) {
+    const V up = __shfl_up_sync(0xffffffffu, inclusive, d);
+    if (lane >= d) inclusive += up;
+  }
+  if (lane == 31) warp_sums[warp] = inclusive;
+  __syncthreads();
+  if (warp == 0) {
+    const int warps = (blockDim.x + 31) / 32;
+    V total = lane < warps ? warp_sums[lane] : V{0};
+    for (int d = 1; d < 32; d *= 2) {
+      const V up = __shfl_up_sync(0xffffffffu, total, d);
+      if (lane >= d) total += up;
+    }
+    warp_sums[lane] = total;  // inclusive sums of the warps
+  }
+  __syncthreads();
+  const V before = (warp ? warp_sums[warp - 1] : V{0}) + inclusive - value;
+  __syncthreads();  // warp_sums may be reused right after
+  return before;
+}
+
 // Entries of A's row that a block stages at a time (for_each_product_in over a block).
 constexpr int kStagedEntries = 256;
 
@@ -136,7 +163,7 @@ __device__ __forceinline__ void for_each_product_of_block(const SpgemmArgs& args
                                                           std::int64_t a_end, int rank, int size, F&& f) {
   __shared__ std::int64_t first_product[kStagedEntries + 1];  // products before each staged entry
   __shared__ std::int64_t b_first[kStagedEntries];            // where its row of B starts
-  __shared__ std::int64_t warp_totals[kStagedEntries / 32];
+  __shared__ std::int64_t warp_sums[32];
   const int staged = min(size, kStagedEntries);  // a multiple of 32
   for (std::int64_t base = a_begin; base < a_end; base += staged) {
     std::int64_t length = 0;
@@ -146,18 +173,9 @@ __device__ __forceinline__ void for_each_product_of_block(const SpgemmArgs& args
       length = load_offset(args.b_pos, args.b_wide, k + 1) - b_begin;
       b_first[rank] = b_begin;
     }
-    std::int64_t inclusive = length;
-    for (int d = 1; d < 32; d <<= 1) {
-      const std::int64_t below = __shfl_up_sync(0xffffffffu, inclusive, d);
-      if ((rank & 31) >= d) inclusive += below;
-    }
-    if ((rank & 31) == 31 && rank < staged) warp_totals[rank >> 5] = inclusive;
-    __syncthreads();
-    if (rank < staged) {
-      for (int w = 0; w < (rank >> 5); ++w) inclusive += warp_totals[w];
-      first_product[rank] = inclusive - length;
-      if (rank == staged - 1) first_product[staged] = inclusive;
-    }
+    const std::int64_t before = block_exclusive_sum(length, warp_sums);
+    if (rank < staged) first_product[rank] = before;
+    if (rank == staged - 1) first_product[staged] = before + length;
     __syncthreads();
     const std::int64_t products = first_product[staged];
     const int last = static_cast<int>(min(a_end - base, std::int64_t{staged})) - 1;
@@ -415,32 +433,6 @@ __device__ void write_ranked(const unsigned* keys, const T* vals, int count, int
     if (crd) crd[place] = static_cast<int>(key);
     out[place] = vals[e];
   }
-}
-
-// Exclusive prefix sum of `value` over the block (any size up to 1024 threads); `warp_sums`
-// holds 32 ints of shared memory. Every thread of the block calls it.
-__device__ inline int block_exclusive_sum(int value, int* warp_sums) {
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  int inclusive = value;
-  for (int d = 1; d < 32; d *= 2) {
-    const int up = __shfl_up_sync(0xffffffffu, inclusive, d);
-    if (lane >= d) inclusive += up;
-  }
-  if (lane == 31) warp_sums[warp] = inclusive;
-  __syncthreads();
-  if (warp == 0) {
-    const int warps = (blockDim.x + 31) / 32;
-    int total = lane < warps ? warp_sums[lane] : 0;
-    for (int d = 1; d < 32; d *= 2) {
-      const int up = __shfl_up_sync(0xffffffffu, total, d);
-      if (lane >= d) total += up;
-    }
-    warp_sums[lane] = total;  // inclusive sums of the warps
-  }
-  __syncthreads();
-  const int before = (warp ? warp_sums[warp - 1] : 0) + inclusive - value;
-  __syncthreads();  // warp_sums may be reused right after
-  return before;
 }
 
 // Writes the occupied slots of a block's table to a row of C in slot order (column order for a
