@@ -156,8 +156,8 @@ constexpr int kStagedEntries = 256;
 // for_each_product_in for a whole block (every lane calls it; it synchronizes the block). Rows of
 // B differ in length by orders of magnitude in graphs, so lanes that each took a row of B would
 // wait for the longest: the block stages its entries of A with where their products start (a
-// scan of their rows' lengths), and lane t takes products t, t + size, ..., finding each one's
-// entry by a binary search among the staged starts.
+// scan of their rows' lengths), and each warp takes an equal run of the products, finding each
+// one's entry by a binary search among the staged starts.
 template <class F>
 __device__ __forceinline__ void for_each_product_of_block(const SpgemmArgs& args, std::int64_t a_begin,
                                                           std::int64_t a_end, int rank, int size, F&& f) {
@@ -179,10 +179,14 @@ __device__ __forceinline__ void for_each_product_of_block(const SpgemmArgs& args
     __syncthreads();
     const std::int64_t products = first_product[staged];
     const int last = static_cast<int>(min(a_end - base, std::int64_t{staged})) - 1;
+    // Each warp takes an equal run of the products, its lanes interleaved over the run: loads of B
+    // stay coalesced, and a lane steps 32 products, not a block's worth, between entries.
+    const std::int64_t per_warp = (products + (size >> 5) - 1) / (size >> 5);
+    const std::int64_t run_end = min(products, (rank >> 5) * per_warp + per_warp);
     int i = 0;  // the entry of the lane's last product: later products lie at or past it
-    for (std::int64_t p = rank; p < products; p += size) {
-      // A row of B longer than the block keeps the lane in its entry, one about as long moves it
-      // to the next; past that, a search.
+    for (std::int64_t p = (rank >> 5) * per_warp + (rank & 31); p < run_end; p += 32) {
+      // A row of B longer than a warp keeps the lane in its entry, one about as long moves it to
+      // the next; past that, a search.
       if (first_product[i + 1] <= p) {
         ++i;
         if (first_product[i + 1] <= p) {

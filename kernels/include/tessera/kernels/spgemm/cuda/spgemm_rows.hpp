@@ -25,8 +25,8 @@
 ///     long after the rest of the device is idle;
 ///   * a warp's group of lanes takes as many of A's entries at once as its row has (up to one lane
 ///     each), the lanes of each walking one row of B; a block's row spreads its products over its
-///     lanes (a scan of the lengths of its rows of B), so that hub rows of B do not keep a few
-///     lanes busy after the rest of the block is done;
+///     warps in equal runs (a scan of the lengths of its rows of B), so that hub rows of B do not
+///     keep a few lanes busy after the rest of the block is done;
 ///   * into a known pattern (an SpgemmHandle's later products), the dense-accumulator and split
 ///     rows add into a dense array without a bitmap and gather it at the pattern's columns;
 ///   * values are added with atomic adds, so the last bits of an entry may differ between calls;
