@@ -1,6 +1,6 @@
 #pragma once
 // Shared body of the assembly tests (from_coo, convert, transpose, DeviceCoo in the tensor's
-// space); a per-backend file defines TestSpaces and includes formats_test_body.hpp first.
+// space); a per-backend file defines TestSpaces.
 // Reference: a small serial builder written for this test: entry ids ordered by their
 // storage-order tuples with std::stable_sort, duplicates summed in input order in the input's
 // precision, level arrays by counting children per parent. Every array must match bit for bit.
@@ -18,6 +18,8 @@
 #include "tessera/tessera.hpp"
 #include "tessera_test/data.hpp"
 #include "tessera_test/random_coo.hpp"
+
+#include "encodings_under_test.hpp"
 
 namespace {
 

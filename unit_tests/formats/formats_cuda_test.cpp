@@ -5,7 +5,6 @@
 using TestSpaces = ::testing::Types<Kokkos::Cuda>;
 
 #include "formats_test_body.hpp"
-#include "assembly_test_body.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -8,7 +8,6 @@
 using TestSpaces = tessera_test::HostSpaces;
 
 #include "formats_test_body.hpp"
-#include "assembly_test_body.hpp"
 
 namespace {
 

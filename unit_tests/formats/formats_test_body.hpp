@@ -14,12 +14,10 @@
 #include "tessera/tessera.hpp"
 #include "tessera_test/data.hpp"
 #include "tessera_test/random_coo.hpp"
-#include "tessera_test/type_list.hpp"
+
+#include "encodings_under_test.hpp"
 
 namespace {
-
-using tessera::HostCoo;
-using tessera_test::for_each_type;
 
 using Coords = std::vector<std::int64_t>;
 using EntryMap = std::map<Coords, double>;
@@ -47,12 +45,6 @@ EntryMap entries_of(const HostCoo<double>& coo, bool drop_zeros) {
 EntryMap without_zeros(EntryMap m) {
   for (auto it = m.begin(); it != m.end();) it = it->second == 0.0 ? m.erase(it) : std::next(it);
   return m;
-}
-
-// A dense last level stores zeros as structure; to_coo leaves them out.
-template <class Enc>
-constexpr bool last_level_dense() {
-  return Enc::level_kinds[Enc::order - 1] == tessera::LevelKind::Dense;
 }
 
 // Checks a tensor holds exactly the reference entries, through to_coo and to_dense.
@@ -92,18 +84,6 @@ void expect_holds(const Tens& t, const EntryMap& ref, const std::string& what) {
 template <class Space>
 class Formats : public ::testing::Test {};
 TYPED_TEST_SUITE(Formats, TestSpaces);
-
-using MatrixEncodings = std::tuple<tessera::CSR, tessera::CSC, tessera::DCSR, tessera::DCSC, tessera::COO,
-                                   tessera::CSF<2>, tessera::Dense<2>>;
-
-template <class F, class... Es>
-void for_each_in(std::tuple<Es...>*, F&& f) {
-  for_each_type<Es...>(f);
-}
-template <class Tuple, class F>
-void for_each_encoding(F&& f) {
-  for_each_in(static_cast<Tuple*>(nullptr), f);
-}
 
 TYPED_TEST(Formats, CsrArraysOfAKnownMatrix) {
   // [[1 0 2]
@@ -151,17 +131,6 @@ TYPED_TEST(Formats, EveryConversionPair) {
     });
   });
 }
-
-using Order3Encodings =
-    std::tuple<tessera::CSF<3>, tessera::COOTensor<3>, tessera::Dense<3>,
-               tessera::Encoding<int, int, tessera::ModeOrder<2, 0, 1>, tessera::levels::Dense,
-                                 tessera::levels::Compressed, tessera::levels::Compressed>,
-               tessera::Encoding<int, long, tessera::ModeOrder<1, 2, 0>, tessera::levels::Compressed,
-                                 tessera::levels::Dense, tessera::levels::Compressed>>;
-using Order4Encodings =
-    std::tuple<tessera::CSF<4>, tessera::COOTensor<4>, tessera::Dense<4>,
-               tessera::Encoding<long, long, tessera::ModeOrder<3, 1, 0, 2>, tessera::levels::Compressed,
-                                 tessera::levels::Compressed, tessera::levels::Compressed, tessera::levels::Compressed>>;
 
 TYPED_TEST(Formats, HigherOrderRoundTripsAndConversions) {
   const auto coo3 = tessera_test::random_coo({9, 14, 6}, 300, 21);
