@@ -1,7 +1,7 @@
 // SpGEMM tests on CUDA: the shared body with the device policies, then the device kernels' own
 // cases: every bin of the hash tables and the dense accumulator, float and int64 offsets, the
-// real matrices, a generated Poisson matrix, rows split over several blocks, and the handle's
-// numeric phase on big rows.
+// real matrices (through a handle too), a generated Poisson matrix, rows split over several blocks,
+// and the handle's numeric phase on big rows.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -48,6 +48,27 @@ void expect_product(const HostCoo<double>& A, const HostCoo<double>& B, const Ho
   tessera_test::expect_same_entries(tessera::to_coo(C), ref, scale, tessera_test::tolerance<T>(max_terms(A, B)), label,
                                     floor);
   if (ref.nnz() > 0) EXPECT_GT(report.peak_bytes, 0) << label;
+}
+
+HostCoo<double> doubled(HostCoo<double> coo) {  // exact in binary floating point
+  for (double& v : coo.values) v *= 2.0;
+  return coo;
+}
+
+// Through a handle: the product of A and B, then the numeric phase alone into its pattern, with
+// 2 A for A (other arrays of the same pattern) so that values left from the first product fail.
+template <class T>
+void expect_handle_numeric_phase(const HostCoo<double>& A, const HostCoo<double>& B, const HostCoo<double>& ref,
+                                 const HostCoo<double>& scale, const std::string& what) {
+  const auto b = tessera::from_coo<T, tessera::CSR, Cuda>(B);
+  tessera::SpgemmHandle handle;
+  const auto first = tessera::spgemm(tessera::from_coo<T, tessera::CSR, Cuda>(A), b, handle);
+  const auto again = tessera::spgemm(tessera::from_coo<T, tessera::CSR, Cuda>(doubled(A)), b, handle);
+  const std::string label = what + " numeric phase" + (sizeof(T) == 4 ? " float" : " double");
+  ASSERT_EQ(again.decompose().levels[1].crd.data(), first.decompose().levels[1].crd.data()) << label;
+  const double floor = static_cast<double>(std::numeric_limits<T>::min()) * static_cast<double>(max_terms(A, B));
+  tessera_test::expect_same_entries(tessera::to_coo(again), doubled(ref), doubled(scale),
+                                    tessera_test::tolerance<T>(max_terms(A, B)), label, floor);
 }
 
 template <class Policy>
@@ -250,6 +271,8 @@ TEST(SpgemmCuda, BlockRowsAcrossStagingsOfEmptyShortAndHubRowsOfB) {
   check_handle_product<Cuda>(handle, with_values(A, -2.0), with_values(B, 0.5), "block rows across stagings, numeric");
 }
 
+// Every real matrix, whole products and the handle's numeric phase (C's columns in shared memory
+// for most of them).
 TEST(SpgemmCuda, PoissonAndRealMatrices) {
   const HostCoo<double> P = tessera::poisson_3d_triplets(24, 0, 24 * 24 * 24);
   expect_every_variant<ws::Auto>(P, P, "Poisson 24^3 squared");
@@ -263,6 +286,8 @@ TEST(SpgemmCuda, PoissonAndRealMatrices) {
         tessera::reference::spgemm(tessera_test::absolute_values(M), tessera_test::absolute_values(other));
     expect_product<ws::Auto, double, tessera::CSR>(M, other, ref, scale, path);
     expect_product<ws::Auto, float, tessera::CSR>(M, other, ref, scale, path);
+    expect_handle_numeric_phase<double>(M, other, ref, scale, path);
+    expect_handle_numeric_phase<float>(M, other, ref, scale, path);
     ++checked;
   }
   EXPECT_GE(checked, 40);

@@ -193,15 +193,20 @@ __device__ void add_products(const SpgemmArgs& args, std::int64_t a_begin, std::
 }
 
 // Copies row `row`'s values out of its dense array at the pattern's columns and zeroes them: the
-// entries from `first` on, `stride` apart.
+// entries from `first` on, `stride` apart. With `add`, the values are added to C's instead (a
+// piece of a split row; the sums of its other pieces meet there).
 template <class T>
 __device__ void gather_row(const SpgemmArgs& args, const void* c_pos, const int* __restrict__ c_crd, T* c_vals,
-                           int row, T* dense, std::int64_t first, std::int64_t stride) {
+                           int row, T* dense, std::int64_t first, std::int64_t stride, bool add = false) {
   const std::int64_t end = load_offset(c_pos, args.c_wide, row + 1);
   for (std::int64_t s = load_offset(c_pos, args.c_wide, row) + first; s < end; s += stride) {
     const int col = __ldg(c_crd + s);
-    c_vals[s] = dense[col];
-    dense[col] = T(0);
+    const T value = dense[col];
+    if (!add)
+      c_vals[s] = value;
+    else if (value != T(0))
+      atomicAdd(c_vals + s, value);
+    dense[col] = T(0);  // after the use: a store right behind the load of one address stalls the gather
   }
 }
 
@@ -239,6 +244,103 @@ __global__ void __launch_bounds__(kDenseThreads)
     __syncthreads();
     gather_row(args, c_pos, c_crd, c_vals, row, dense, threadIdx.x, blockDim.x);
     __syncthreads();
+  }
+}
+
+// Into a known pattern, when C's columns fit a block's shared memory: a dense array of them per
+// block takes a row's products with shared atomics, then the row's values are gathered at the
+// pattern's columns, which zeroes the array for the block's next row (no hashing, no search).
+// Blocks stride over the rows; with `split`, grid row y takes split row y and the block the piece
+// blockIdx.x of its row of A, adding into C's values (zeroed beforehand) if the row has more.
+template <class T>
+__global__ void __launch_bounds__(1024)
+    numeric_shared_dense(SpgemmArgs args, const void* c_pos, const int* __restrict__ c_crd, T* c_vals,
+                         const int* __restrict__ rows, std::int64_t count, bool split) {
+  extern __shared__ __align__(16) unsigned char shared_table[];
+  T* dense = reinterpret_cast<T*>(shared_table);
+  const T* a_vals = static_cast<const T*>(args.a_vals);
+  const T* b_vals = static_cast<const T*>(args.b_vals);
+  for (std::int64_t c = threadIdx.x; c < args.cols; c += blockDim.x) dense[c] = T(0);
+  __syncthreads();
+  const std::int64_t step = split ? gridDim.y : gridDim.x;
+  for (std::int64_t item = split ? blockIdx.y : blockIdx.x; item < count; item += step) {
+    const int row = rows[item];
+    std::int64_t begin = load_offset(args.a_pos, args.a_wide, row);
+    std::int64_t end = load_offset(args.a_pos, args.a_wide, row + 1);
+    const bool many_pieces = split && pieces_of(end - begin) > 1;
+    if (split && !piece_of_row(args, row, static_cast<int>(blockIdx.x), &begin, &end)) continue;
+    // Lanes adding to one column wait on each other in shared memory: cheaper than matching them
+    // first (add_to_column), which global memory needs.
+    for_each_product_in(args, begin, end, threadIdx.x, blockDim.x,
+                        [&](unsigned col, std::int64_t r, std::int64_t q) {
+                          atomicAdd(dense + col, __ldg(a_vals + q) * __ldg(b_vals + r));
+                        });
+    __syncthreads();
+    gather_row(args, c_pos, c_crd, c_vals, row, dense, threadIdx.x, blockDim.x, many_pieces);
+    __syncthreads();
+  }
+}
+
+// Zeroes C's values in the rows listed, a block per row.
+template <class T>
+__global__ void zero_row_values(SpgemmArgs args, const void* c_pos, T* c_vals, const int* __restrict__ rows) {
+  const int row = rows[blockIdx.x];
+  const std::int64_t end = load_offset(c_pos, args.c_wide, row + 1);
+  for (std::int64_t s = load_offset(c_pos, args.c_wide, row) + threadIdx.x; s < end; s += blockDim.x)
+    c_vals[s] = T(0);
+}
+
+// Shared memory a numeric_shared_dense block takes beside its static arrays.
+template <class T>
+std::size_t shared_dense_bytes(const SpgemmArgs& args) {
+  return static_cast<std::size_t>(args.cols) * sizeof(T);
+}
+
+// Whether numeric_shared_dense runs the rows into a known pattern: C's columns fit two blocks of
+// a multiprocessor (the staging arrays of for_each_product_of_block beside them).
+template <class T>
+bool shared_dense_fits(const SpgemmArgs& args) {
+  constexpr std::size_t kStaticBytes = 8 << 10;
+  return 2 * (shared_dense_bytes<T>(args) + kStaticBytes) <= device_info().max_shared_per_sm;
+}
+
+// Whether it takes a bin of block tables of 2^log2 slots: its array costs at most twice the
+// shared memory of their table, so at least half as many rows run at a time.
+template <class T>
+bool shared_dense_takes_table(const SpgemmArgs& args, int log2) {
+  return shared_dense_bytes<T>(args) <= 2 * ((sizeof(T) + sizeof(unsigned)) << log2);
+}
+
+// numeric_shared_dense over `count` rows of `threads`-thread blocks, as many blocks as run at once.
+template <class T>
+void launch_shared_dense(const SpgemmArgs& args, const void* c_pos, const int* c_crd, T* c_vals, const int* rows,
+                         std::int64_t count, int threads, cudaStream_t stream) {
+  allow_large_tables(numeric_shared_dense<T>);
+  const std::size_t shared = shared_dense_bytes<T>(args);
+  int per_sm = 0;
+  TESSERA_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, numeric_shared_dense<T>, threads, shared));
+  const auto blocks = static_cast<unsigned>(
+      std::min<std::int64_t>(count, std::int64_t{std::max(per_sm, 1)} * device_info().sms));
+  numeric_shared_dense<T><<<blocks, threads, shared, stream>>>(args, c_pos, c_crd, c_vals, rows, count, false);
+  TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm numeric_shared_dense");
+}
+
+// The split rows through numeric_shared_dense, a block per piece of a row.
+template <class T>
+void split_shared_dense(const SpgemmPlan& plan, const SpgemmArgs& args, const void* c_pos, const int* c_crd,
+                        T* c_vals, cudaStream_t stream) {
+  const std::vector<std::int64_t>& starts = plan.bin_starts();
+  const std::int64_t split_rows = starts[kSplitBin + 1] - starts[kSplitBin];
+  allow_large_tables(numeric_shared_dense<T>);
+  for (std::int64_t first = 0; first < split_rows; first += 65535) {
+    const auto n = static_cast<unsigned>(std::min<std::int64_t>(65535, split_rows - first));
+    const int* rows = plan.binned_rows() + starts[kSplitBin] + first;
+    zero_row_values<T><<<n, kDenseThreads, 0, stream>>>(args, c_pos, c_vals, rows);
+    TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm zero_row_values");
+    numeric_shared_dense<T><<<dim3(plan.split_pieces(), n), kDenseThreads, shared_dense_bytes<T>(args), stream>>>(
+        args, c_pos, c_crd, c_vals, rows, n, true);
+    TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm numeric_shared_dense");
   }
 }
 
@@ -280,6 +382,10 @@ std::size_t numeric_split(const SpgemmPlan& plan, const SpgemmArgs& args, const 
   const std::vector<std::int64_t>& starts = plan.bin_starts();
   const std::int64_t split_rows = starts[kSplitBin + 1] - starts[kSplitBin];
   if (!split_rows) return 0;
+  if (!write_crd && shared_dense_fits<T>(args)) {
+    split_shared_dense(plan, args, c_pos, c_crd, c_vals, stream);
+    return 0;
+  }
   if (!write_crd) return numeric_split_into_pattern(plan, args, c_pos, c_crd, c_vals, stream);
   const std::int64_t words = accumulator_words(args.cols);
   const std::size_t bitmap_bytes = words * sizeof(unsigned);
@@ -315,8 +421,13 @@ std::size_t numeric_bins(const SpgemmPlan& plan, const SpgemmArgs& args, const v
   const std::vector<std::int64_t>& starts = plan.bin_starts();
   const int* binned = plan.binned_rows();
   StreamFork fork(stream);
+  const bool shared_dense = !write_crd && shared_dense_fits<T>(args);
   for_each_table_bin(starts, [&](auto g, std::int64_t first, std::int64_t count, int log2, BinLaunch launch) {
     constexpr int G = decltype(g)::value;
+    if (G == 0 && shared_dense && shared_dense_takes_table<T>(args, log2)) {
+      launch_shared_dense(args, c_pos, c_crd, c_vals, binned + first, count, launch.threads, fork.next());
+      return;
+    }
     const int per_block = launch.rows_per_block();
     const std::size_t shared = (sizeof(T) + sizeof(unsigned)) * per_block << log2;
     // Into a known pattern, binary searches beat ordering the table, except for a table with a
@@ -347,6 +458,10 @@ std::size_t numeric_dense_rows(const SpgemmPlan& plan, const SpgemmArgs& args, c
   const std::int64_t dense_rows = starts[kDenseBin + 1] - starts[kDenseBin];
   if (!dense_rows) return 0;
   const int* rows = plan.binned_rows() + starts[kDenseBin];
+  if (!write_crd && shared_dense_fits<T>(args)) {
+    launch_shared_dense(args, c_pos, c_crd, c_vals, rows, dense_rows, kDenseThreads, stream);
+    return 0;
+  }
   const std::int64_t words = accumulator_words(args.cols);
   // Into a known pattern, a dense array per block; else a bitmap too.
   const std::size_t bitmap_bytes = write_crd ? words * sizeof(unsigned) : 0;

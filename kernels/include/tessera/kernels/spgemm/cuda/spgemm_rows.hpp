@@ -28,7 +28,9 @@
 ///     warps in equal runs (a scan of the lengths of its rows of B), so that hub rows of B do not
 ///     keep a few lanes busy after the rest of the block is done;
 ///   * into a known pattern (an SpgemmHandle's later products), the dense-accumulator and split
-///     rows add into a dense array without a bitmap and gather it at the pattern's columns;
+///     rows add into a dense array without a bitmap and gather it at the pattern's columns; when
+///     C's columns fit shared memory (two blocks per multiprocessor), a block keeps that array
+///     there and runs those rows and the bins of large block tables through it;
 ///   * values are added with atomic adds, so the last bits of an entry may differ between calls;
 ///     entries whose products cancel stay in the pattern as explicit zeros, as on the host.
 #include <cstddef>
