@@ -333,8 +333,8 @@ void split_shared_dense(const SpgemmPlan& plan, const SpgemmArgs& args, const vo
   const std::vector<std::int64_t>& starts = plan.bin_starts();
   const std::int64_t split_rows = starts[kSplitBin + 1] - starts[kSplitBin];
   allow_large_tables(numeric_shared_dense<T>);
-  for (std::int64_t first = 0; first < split_rows; first += 65535) {
-    const auto n = static_cast<unsigned>(std::min<std::int64_t>(65535, split_rows - first));
+  for (std::int64_t first = 0; first < split_rows; first += kMaxGridRows) {
+    const auto n = static_cast<unsigned>(std::min(kMaxGridRows, split_rows - first));
     const int* rows = plan.binned_rows() + starts[kSplitBin] + first;
     zero_row_values<T><<<n, kDenseThreads, 0, stream>>>(args, c_pos, c_vals, rows);
     TESSERA_CUDA_CHECK_LAUNCH("tessera::spgemm zero_row_values");

@@ -73,11 +73,14 @@ inline unsigned dense_blocks(std::int64_t rows, std::size_t per_block, std::size
   return static_cast<unsigned>(std::max<std::int64_t>(1, std::min(most, afford)));
 }
 
+// Rows of a grid at most (gridDim.y): the split rows' launches take a row each.
+constexpr std::int64_t kMaxGridRows = 65535;
+
 // Split rows run at a time: as many as `budget` allows `per_row` bytes each (at least one, at
 // most a grid's rows).
 inline std::int64_t split_batch(std::int64_t rows, std::size_t per_row, std::size_t budget) {
   const std::int64_t afford = static_cast<std::int64_t>(budget / std::max<std::size_t>(per_row, 1));
-  return std::max<std::int64_t>(1, std::min({rows, afford, std::int64_t{65535}}));
+  return std::max<std::int64_t>(1, std::min({rows, afford, kMaxGridRows}));
 }
 
 inline std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
